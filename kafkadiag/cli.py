@@ -1,0 +1,254 @@
+"""Command line: `kafkadiag analyze | rules | explain`.
+
+Exit codes follow linters: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage
+or input errors (nothing readable, a bad rule file, a bad --config). No traceback reaches the
+user; set KAFKADIAG_DEBUG=1 to see one for an internal error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from enum import Enum
+from pathlib import Path
+from typing import Iterator, Optional, TextIO
+
+import typer
+
+from . import __version__
+from .config import ConfigError, EffectiveConfig
+from .findings import SEVERITY_RANK
+
+app = typer.Typer(
+    add_completion=False,
+    no_args_is_help=True,
+    help="Kafka transaction forensics: reads kafka-dump-log output and __transaction_state dumps, "
+    "explains fencing, expired transactional ids, timeouts and hanging transactions, and says what to change.",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    markdown = "markdown"
+
+
+class FailOn(str, Enum):
+    error = "error"
+    warning = "warning"
+    info = "info"
+    never = "never"
+
+
+class UsageError(Exception):
+    """Bad input from the user: one line on stderr, exit 2."""
+
+
+def _fail(message: str) -> None:
+    typer.echo(f"kafkadiag: {message}", err=True)
+    raise typer.Exit(2)
+
+
+def parse_time(value: str) -> int:
+    """--now as epoch milliseconds or ISO-8601 (UTC when no offset is given)."""
+    text = value.strip()
+    if text.lstrip("-").isdigit():
+        number = int(text)
+        return number * 1000 if abs(number) < 100_000_000_000 else number
+    try:
+        parsed = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(f"--now: cannot read {value!r} as a time (use ISO-8601 like 2024-01-31T10:00:00Z or epoch ms)") from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=timezone.utc)
+    return int(parsed.timestamp() * 1000)
+
+
+@contextmanager
+def _output(path: Optional[Path]) -> Iterator[TextIO]:
+    if path is None:
+        yield sys.stdout
+        return
+    try:
+        handle = open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror}") from None
+    with handle:
+        yield handle
+
+
+def _load_rules(rule_dirs: list[Path], select: list[str], ignore: list[str]) -> list:
+    from .ruleset import load_rules, select_rules
+
+    rules = load_rules([str(d) for d in rule_dirs])
+    return select_rules(rules, select, ignore)
+
+
+def _fill_placeholders(findings: list, bootstrap: Optional[str]) -> None:
+    if not bootstrap:
+        return
+    for f in findings:
+        f.runbook = [step.replace("<BOOTSTRAP>", bootstrap) for step in f.runbook]
+
+
+@app.command()
+def analyze(
+    paths: list[str] = typer.Argument(..., help="Dump files, directories (recursive), globs, .gz files, or - for stdin."),
+    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
+    config: list[Path] = typer.Option([], "--config", "-c", help="Producer or broker .properties whose transaction settings apply (repeatable)."),
+    rules: list[Path] = typer.Option([], "--rules", help="Directory of extra YAML rules (repeatable)."),
+    select: list[str] = typer.Option([], "--select", help="Only these rules: ids, id prefixes, names or categories (comma-separated, repeatable)."),
+    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (same forms as --select)."),
+    fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding at or above this severity exists."),
+    now: Optional[str] = typer.Option(None, "--now", help="Treat this time as 'now' for ages of open transactions (default: the end of the evidence)."),
+    partition: Optional[str] = typer.Option(None, "--partition", help="TOPIC-N for dumps without a `Dumping` line naming the segment path."),
+    bootstrap_server: Optional[str] = typer.Option(None, "--bootstrap-server", help="Fill runbook commands with this bootstrap server."),
+    color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off (default: on for a terminal)."),
+) -> None:
+    """Diagnose kafka-dump-log output (data partitions, __transaction_state, snapshots, txnindex)."""
+    from .engine.local import analyze as run_analysis
+    from .readers.base import ReadOptions
+    from .report.model import Report, at_or_above
+
+    effective = EffectiveConfig.defaults()
+    for path in config:
+        effective.load_properties(str(path))
+    now_ms = parse_time(now) if now else None
+    if partition is not None and not _valid_partition(partition):
+        raise UsageError(f"--partition: expected TOPIC-N (e.g. orders-3), got {partition!r}")
+    rule_list = _load_rules(rules, select, ignore)
+    result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition))
+    _fill_placeholders(result.findings, bootstrap_server)
+    notes = []
+    if now_ms is None:
+        notes.append("ages are measured against the newest timestamp of each partition; pass --now to use another time")
+    report = Report(
+        "analyze",
+        result.findings,
+        inputs=[r.to_json() for r in result.inputs],
+        config=effective.to_json(),
+        stats=result.stats,
+        notes=notes,
+    )
+    with _output(output) as out:
+        _render(report, format, out, color)
+    for r in result.inputs:
+        if r.error:
+            typer.echo(f"kafkadiag: {r.path}: {r.error}", err=True)
+    if not result.readable:
+        _fail("nothing readable in the given inputs (see the inputs table for what each one was)")
+    if fail_on != FailOn.never and at_or_above(result.findings, fail_on.value):
+        raise typer.Exit(1)
+
+
+def _valid_partition(value: str) -> bool:
+    topic, _, number = value.rpartition("-")
+    return bool(topic) and number.isdigit()
+
+
+def _render(report, format: Format, out: TextIO, color: Optional[bool]) -> None:
+    if format == Format.json:
+        json.dump(report.to_json(), out, indent=2, sort_keys=False)
+        out.write("\n")
+    elif format == Format.markdown:
+        from .report.markdown import render_markdown
+
+        render_markdown(report, out)
+    else:
+        from .report.text import render_text
+
+        render_text(report, out, color=color if color is not None else (out.isatty() if hasattr(out, "isatty") else False))
+
+
+@app.command("rules")
+def list_rules(
+    format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
+    rules: list[Path] = typer.Option([], "--rules", help="Directory of extra YAML rules (repeatable)."),
+    select: list[str] = typer.Option([], "--select", help="Only these rules."),
+    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules."),
+) -> None:
+    """List the rules: id, severity, category, title."""
+    from .ruleset import rules_listing
+
+    listing = rules_listing(_load_rules(rules, select, ignore))
+    if format == Format.json:
+        typer.echo(json.dumps(listing, indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(box=None, header_style="bold")
+    for col in ("id", "severity", "category", "table", "title"):
+        table.add_column(col)
+    for item in listing:
+        table.add_row(item["id"], item["severity"], item["category"], item["table"], item["title"])
+    Console(width=160 if not sys.stdout.isatty() else None).print(table)
+
+
+@app.command()
+def explain(
+    rule_id: str = typer.Argument(..., help="Rule id (e.g. HNG001) or name."),
+    rules: list[Path] = typer.Option([], "--rules", help="Directory of extra YAML rules (repeatable)."),
+) -> None:
+    """Print one rule's documentation and runbook."""
+    from .ruleset import explain as explain_rule
+    from .ruleset import find_rule
+
+    rule = find_rule(_load_rules(rules, [], []), rule_id)
+    typer.echo(explain_rule(rule))
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kafkadiag {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version and exit."),
+) -> None:
+    """Kafka transaction forensics."""
+
+
+def main() -> None:
+    """Entry point: run the app, turning known errors into one line and exit code 2."""
+    from .ruleset import RuleError
+
+    try:
+        code = app(standalone_mode=False)
+        sys.exit(code if isinstance(code, int) else 0)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (UsageError, ConfigError) as exc:
+        typer.echo(f"kafkadiag: {exc}", err=True)
+        sys.exit(2)
+    except RuleError as exc:
+        typer.echo(f"kafkadiag: rule error: {exc}", err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.echo("kafkadiag: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
+        import click
+
+        if isinstance(exc, click.exceptions.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        if isinstance(exc, click.exceptions.Abort):
+            sys.exit(130)
+        if os.environ.get("KAFKADIAG_DEBUG"):
+            raise
+        typer.echo(f"kafkadiag: internal error: {type(exc).__name__}: {exc} (set KAFKADIAG_DEBUG=1 for details)", err=True)
+        sys.exit(3)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,329 @@
+"""Streaming reduction of record batches into transaction spans, sequence breaks and partition stats.
+
+Batches arrive in chunks, in file order (offset order within a partition). Keeping every batch
+would make memory grow with the input, so each chunk is reduced at once:
+
+* transactional batches become *partial spans* keyed by (topic-partition, producer id, ordinal),
+  where the ordinal counts transactions of that producer on that partition across chunks; a span
+  ends at a control batch (the COMMIT/ABORT marker) and a new one starts at the next data batch
+  or when the data epoch changes without a marker (a lost marker);
+* consecutive data batches of one producer are compared for sequence continuity;
+* per partition: first/last time, offset holes (compaction), batch counts.
+
+Only a few values per (partition, producer) are carried between chunks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .runs import first_index, last_index, max_ignoring, min_ignoring, run_ends, run_starts, take_or
+
+SEQ_MODULUS = 2**31  # producer sequences wrap from Integer.MAX_VALUE to 0
+
+MARKER_CODES = {"": 0, "COMMIT": 1, "ABORT": 2, "UNKNOWN": 3}
+MARKER_NAMES = {0: "", 1: "COMMIT", 2: "ABORT", 3: "UNKNOWN", 4: "OTHER"}
+
+#: Columns of a partial span (and of the merged spans the stream returns).
+PARTIAL_COLUMNS = (
+    "tp", "producer_id", "ordinal", "chunk",
+    "producer_epoch", "first_offset", "last_offset", "first_time", "last_time", "batches", "records",
+    "file_id", "first_line", "first_byte",
+    "marker_code", "marker_epoch", "coordinator_epoch", "marker_offset", "marker_time",
+    "marker_file_id", "marker_line", "marker_byte",
+)
+
+
+@dataclass
+class _Carry:
+    ordinal: int
+    epoch: int
+    was_control: bool
+
+
+@dataclass
+class _SeqCarry:
+    epoch: int
+    base_sequence: int
+    last_sequence: int
+    last_offset: int
+    time: int
+    file_id: int
+    line: int
+    byte: int
+
+
+@dataclass
+class PartitionStats:
+    topic: str
+    partition: int
+    first_time: int = -1
+    last_time: int = -1
+    batches: int = 0
+    holes: int = 0
+    last_offset: int = -1
+    last_file: int = -1
+    files: set[int] = field(default_factory=set)
+
+
+class BatchStream:
+    """Consumes BATCHES chunks; `finish()` returns merged spans, sequence breaks and partition stats."""
+
+    def __init__(self) -> None:
+        self.tp_keys: list[tuple[str, int]] = []
+        self._tp_index: dict[tuple[str, int], int] = {}
+        self._carry: dict[tuple[int, int], _Carry] = {}
+        self._seq_carry: dict[tuple[int, int], _SeqCarry] = {}
+        self._partials: list[pd.DataFrame] = []
+        self._partial_rows = 0
+        self._sequence_rows: list[pd.DataFrame] = []
+        self.partitions: dict[int, PartitionStats] = {}
+        self.idempotent_producers: set[int] = set()
+        self.batches = 0
+        self._chunk_no = 0
+
+    # ----------------------------------------------------------------------------------------
+    def _tp_codes(self, chunk: pd.DataFrame) -> np.ndarray:
+        codes, uniques = pd.MultiIndex.from_arrays([chunk["topic"], chunk["partition"]]).factorize()
+        mapping = np.empty(len(uniques), dtype=np.int32)
+        for i, key in enumerate(uniques):
+            key = (str(key[0]), int(key[1]))
+            if key not in self._tp_index:
+                self._tp_index[key] = len(self.tp_keys)
+                self.tp_keys.append(key)
+                self.partitions[self._tp_index[key]] = PartitionStats(*key)
+            mapping[i] = self._tp_index[key]
+        return mapping[codes]
+
+    def add(self, chunk: pd.DataFrame) -> None:
+        if chunk.empty:
+            return
+        self.batches += len(chunk)
+        self._chunk_no += 1
+        tp = self._tp_codes(chunk)
+        self._partition_stats(chunk, tp)
+        pid = chunk["producer_id"].to_numpy(np.int64)
+        has_pid = pid >= 0
+        if not has_pid.any():
+            return
+        is_tx = chunk["is_transactional"].to_numpy(bool)
+        is_ctrl = chunk["is_control"].to_numpy(bool)
+        non_tx = has_pid & ~is_tx
+        if non_tx.any():
+            self.idempotent_producers.update(np.unique(pid[non_tx]).tolist())
+        order = np.lexsort((np.arange(len(chunk)), pid, tp))
+        order = order[has_pid[order]]
+        sub = {name: chunk[name].to_numpy()[order] for name in (
+            "producer_epoch", "base_offset", "last_offset", "count", "timestamp", "file_id", "line", "byte",
+            "marker", "coordinator_epoch", "marker_line", "marker_byte", "base_sequence", "last_sequence",
+        )}
+        sub["tp"] = tp[order]
+        sub["pid"] = pid[order]
+        sub["tx"] = is_tx[order]
+        sub["ctrl"] = is_ctrl[order]
+        self._sequences(sub)
+        tx_mask = sub["tx"]
+        if tx_mask.any():
+            self._spans({k: v[tx_mask] for k, v in sub.items()})
+        if self._partial_rows > 2_000_000:
+            self._partials = [merge_partials(pd.concat(self._partials, ignore_index=True))]
+            self._partial_rows = len(self._partials[0])
+
+    # ----------------------------------------------------------------------------------------
+    def _partition_stats(self, chunk: pd.DataFrame, tp: np.ndarray) -> None:
+        order = np.lexsort((np.arange(len(chunk)), tp))
+        tps = tp[order]
+        base = chunk["base_offset"].to_numpy(np.int64)[order]
+        last = chunk["last_offset"].to_numpy(np.int64)[order]
+        ts = chunk["timestamp"].to_numpy(np.int64)[order]
+        files = chunk["file_id"].to_numpy(np.int64)[order]
+        starts = run_starts(tps)
+        ends = run_ends(starts, len(tps))
+        same = np.zeros(len(tps), dtype=bool)
+        same[1:] = (tps[1:] == tps[:-1]) & (files[1:] == files[:-1])
+        hole = np.zeros(len(tps), dtype=bool)
+        hole[1:] = same[1:] & (base[1:] != last[:-1] + 1) & (last[:-1] >= 0)
+        for s, e in zip(starts.tolist(), ends.tolist()):
+            stats = self.partitions[int(tps[s])]
+            stats.batches += e - s + 1
+            run_ts = ts[s : e + 1]
+            valid = run_ts[run_ts >= 0]
+            if len(valid):
+                lo, hi = int(valid.min()), int(valid.max())
+                stats.first_time = lo if stats.first_time < 0 else min(stats.first_time, lo)
+                stats.last_time = max(stats.last_time, hi)
+            stats.holes += int(hole[s : e + 1].sum())
+            if stats.last_file == files[s] and stats.last_offset >= 0 and base[s] != stats.last_offset + 1:
+                stats.holes += 1
+            stats.last_offset = int(last[e])
+            stats.last_file = int(files[e])
+            stats.files.update(np.unique(files[s : e + 1]).tolist())
+
+    # ----------------------------------------------------------------------------------------
+    def _sequences(self, sub: dict[str, np.ndarray]) -> None:
+        """Sequence continuity within (partition, producer id, epoch) on data batches."""
+        data = ~sub["ctrl"] & (sub["base_sequence"] >= 0)
+        if not data.any():
+            return
+        d = {k: v[data] for k, v in sub.items()}
+        n = len(d["pid"])
+        starts = run_starts(d["tp"], d["pid"])
+        first_of_group = np.zeros(n, dtype=bool)
+        first_of_group[starts] = True
+        prev = {
+            "epoch": np.roll(d["producer_epoch"].astype(np.int64), 1),
+            "base_sequence": np.roll(d["base_sequence"], 1),
+            "last_sequence": np.roll(d["last_sequence"], 1),
+            "last_offset": np.roll(d["last_offset"], 1),
+            "time": np.roll(d["timestamp"], 1),
+            "file_id": np.roll(d["file_id"].astype(np.int64), 1),
+            "line": np.roll(d["line"], 1),
+            "byte": np.roll(d["byte"], 1),
+        }
+        has_prev = ~first_of_group
+        for s in starts.tolist():
+            key = (int(d["tp"][s]), int(d["pid"][s]))
+            carry = self._seq_carry.get(key)
+            if carry is not None:
+                has_prev[s] = True
+                for name in prev:
+                    prev[name][s] = getattr(carry, name)
+        for e in run_ends(starts, n).tolist():
+            key = (int(d["tp"][e]), int(d["pid"][e]))
+            self._seq_carry[key] = _SeqCarry(
+                int(d["producer_epoch"][e]), int(d["base_sequence"][e]), int(d["last_sequence"][e]),
+                int(d["last_offset"][e]), int(d["timestamp"][e]), int(d["file_id"][e]), int(d["line"][e]), int(d["byte"][e]),
+            )
+        expected = (prev["last_sequence"] + 1) % SEQ_MODULUS
+        broken = has_prev & (prev["epoch"] == d["producer_epoch"]) & (d["base_sequence"] != expected)
+        if not broken.any():
+            return
+        idx = np.flatnonzero(broken)
+        base = d["base_sequence"][idx]
+        exp = expected[idx]
+        prev_last = prev["last_sequence"][idx]
+        kind = np.where(base > exp, "gap", np.where((base <= prev_last) & (base > 0), "duplicate", "reset"))
+        missing = np.where(kind == "gap", base - exp, np.where(kind == "duplicate", prev_last - base + 1, 0))
+        self._sequence_rows.append(pd.DataFrame({
+            "tp": d["tp"][idx], "producer_id": d["pid"][idx], "producer_epoch": d["producer_epoch"][idx].astype(np.int64),
+            "kind": kind, "expected_sequence": exp, "base_sequence": base, "missing": missing,
+            "prev_time": prev["time"][idx], "time": d["timestamp"][idx],
+            "prev_offset": prev["last_offset"][idx], "offset": d["base_offset"][idx],
+            "prev_file_id": prev["file_id"][idx], "prev_line": prev["line"][idx], "prev_byte": prev["byte"][idx],
+            "file_id": d["file_id"][idx].astype(np.int64), "line": d["line"][idx], "byte": d["byte"][idx],
+        }))
+
+    # ----------------------------------------------------------------------------------------
+    def _spans(self, s: dict[str, np.ndarray]) -> None:
+        n = len(s["pid"])
+        ctrl = s["ctrl"]
+        epoch = s["producer_epoch"].astype(np.int64)
+        group_starts = run_starts(s["tp"], s["pid"])
+        group_first = np.zeros(n, dtype=bool)
+        group_first[group_starts] = True
+        prev_ctrl = np.roll(ctrl, 1)
+        prev_epoch = np.roll(epoch, 1)
+        new_span = prev_ctrl | (~ctrl & (epoch != prev_epoch))
+        base_ordinal = np.full(n, 0, dtype=np.int64)
+        for g in group_starts.tolist():
+            key = (int(s["tp"][g]), int(s["pid"][g]))
+            carry = self._carry.get(key)
+            if carry is None:
+                new_span[g] = True
+                base_ordinal[g] = -1
+            else:
+                new_span[g] = carry.was_control or (not ctrl[g] and epoch[g] != carry.epoch)
+                base_ordinal[g] = carry.ordinal
+        # Ordinal = carried ordinal of the group + spans started so far within the group.
+        cum = np.cumsum(new_span)
+        group_id = np.cumsum(group_first) - 1
+        cum_before_group = (cum - new_span)[group_starts]
+        ordinal = base_ordinal[group_starts][group_id] + cum - cum_before_group[group_id]
+        for e in run_ends(group_starts, n).tolist():
+            key = (int(s["tp"][e]), int(s["pid"][e]))
+            self._carry[key] = _Carry(int(ordinal[e]), int(epoch[e]), bool(ctrl[e]))
+
+        starts = run_starts(s["tp"], s["pid"], ordinal)
+        data = ~ctrl
+        first_data = first_index(data, starts)
+        last_ctrl = last_index(ctrl, starts)
+        ts = s["timestamp"]
+        records = np.where(s["count"] >= 0, s["count"], s["last_offset"] - s["base_offset"] + 1)
+        marker_code = np.array([MARKER_CODES.get(m, 4) for m in s["marker"][last_ctrl[last_ctrl >= 0]]], dtype=np.int8)
+        codes = np.zeros(len(starts), dtype=np.int8)
+        codes[last_ctrl >= 0] = marker_code
+        partial = pd.DataFrame({
+            "tp": s["tp"][starts].astype(np.int32),
+            "producer_id": s["pid"][starts],
+            "ordinal": ordinal[starts],
+            "chunk": np.full(len(starts), self._chunk_no, dtype=np.int64),
+            "producer_epoch": take_or(epoch, first_data, -1),
+            "first_offset": min_ignoring(s["base_offset"], data, starts),
+            "last_offset": max_ignoring(s["last_offset"], data, starts),
+            "first_time": min_ignoring(ts, data & (ts >= 0), starts),
+            "last_time": max_ignoring(ts, data & (ts >= 0), starts),
+            "batches": np.add.reduceat(data.astype(np.int64), starts),
+            "records": np.add.reduceat(np.where(data, records, 0), starts),
+            "file_id": take_or(s["file_id"].astype(np.int64), first_data),
+            "first_line": take_or(s["line"], first_data),
+            "first_byte": take_or(s["byte"], first_data),
+            "marker_code": codes,
+            "marker_epoch": take_or(epoch, last_ctrl),
+            "coordinator_epoch": take_or(s["coordinator_epoch"].astype(np.int64), last_ctrl),
+            "marker_offset": take_or(s["base_offset"], last_ctrl),
+            "marker_time": take_or(ts, last_ctrl),
+            "marker_file_id": take_or(s["file_id"].astype(np.int64), last_ctrl),
+            "marker_line": np.where(take_or(s["marker_line"], last_ctrl) >= 0, take_or(s["marker_line"], last_ctrl), take_or(s["line"], last_ctrl)),
+            "marker_byte": np.where(take_or(s["marker_byte"], last_ctrl) >= 0, take_or(s["marker_byte"], last_ctrl), take_or(s["byte"], last_ctrl)),
+        })
+        self._partials.append(partial)
+        self._partial_rows += len(partial)
+
+    # ----------------------------------------------------------------------------------------
+    def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
+        if self._partials:
+            spans = merge_partials(pd.concat(self._partials, ignore_index=True))
+        else:
+            spans = pd.DataFrame({c: pd.Series(dtype=np.int64) for c in PARTIAL_COLUMNS})
+        self._partials = []
+        if self._sequence_rows:
+            seq = pd.concat(self._sequence_rows, ignore_index=True)
+        else:
+            seq = pd.DataFrame()
+        return spans, seq
+
+
+def merge_partials(p: pd.DataFrame) -> pd.DataFrame:
+    """Combine partial spans of the same (tp, producer id, ordinal) coming from different chunks."""
+    if p.empty:
+        return p
+    p = p.sort_values(["tp", "producer_id", "ordinal", "chunk"], kind="stable").reset_index(drop=True)
+    cols = {c: p[c].to_numpy() for c in p.columns}
+    starts = run_starts(cols["tp"], cols["producer_id"], cols["ordinal"])
+    if len(starts) == len(p):
+        return p
+    has_data = cols["first_offset"] >= 0
+    has_marker = cols["marker_offset"] >= 0
+    fd = first_index(has_data, starts)
+    lm = last_index(has_marker, starts)
+    out = {
+        "tp": cols["tp"][starts], "producer_id": cols["producer_id"][starts], "ordinal": cols["ordinal"][starts],
+        "chunk": cols["chunk"][starts],
+        "producer_epoch": take_or(cols["producer_epoch"], fd),
+        "first_offset": min_ignoring(cols["first_offset"], has_data, starts),
+        "last_offset": max_ignoring(cols["last_offset"], has_data, starts),
+        "first_time": min_ignoring(cols["first_time"], cols["first_time"] >= 0, starts),
+        "last_time": max_ignoring(cols["last_time"], cols["last_time"] >= 0, starts),
+        "batches": np.add.reduceat(cols["batches"], starts),
+        "records": np.add.reduceat(cols["records"], starts),
+        "file_id": take_or(cols["file_id"], fd), "first_line": take_or(cols["first_line"], fd),
+        "first_byte": take_or(cols["first_byte"], fd),
+        "marker_code": take_or(cols["marker_code"], lm, 0),
+    }
+    for c in ("marker_epoch", "coordinator_epoch", "marker_offset", "marker_time", "marker_file_id", "marker_line", "marker_byte"):
+        out[c] = take_or(cols[c], lm)
+    return pd.DataFrame(out)

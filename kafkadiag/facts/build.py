@@ -1,0 +1,90 @@
+"""From collected events to every fact table the rules read.
+
+``CollectedEvents`` is what streaming the inputs leaves behind (reduced batches, coordinator
+records, snapshot and txnindex rows); ``build_fact_tables`` is a pure function of it, the
+effective config and ``--now``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import pandas as pd
+
+from ..tables import ABORTED_TXNS, SNAPSHOT_ENTRIES, TXN_RECORDS
+from .batch_stream import BatchStream
+from .coordinator import build_coordinator_facts
+from .crosscheck import (
+    build_prepared_partitions,
+    build_snapshot_open_txns,
+    label_sequence_breaks,
+    resolve_unknown_markers,
+)
+from .history import build_epoch_changes, build_topic_producers
+from .spans import build_spans
+
+
+@dataclass
+class CollectedEvents:
+    batches: BatchStream = field(default_factory=BatchStream)
+    txn_records: list[pd.DataFrame] = field(default_factory=list)
+    snapshots: list[pd.DataFrame] = field(default_factory=list)
+    aborted: list[pd.DataFrame] = field(default_factory=list)
+
+    def add(self, table: str, chunk: pd.DataFrame) -> None:
+        if table == "batches":
+            self.batches.add(chunk)
+        elif table == "txn_records":
+            self.txn_records.append(chunk)
+        elif table == "snapshot_entries":
+            self.snapshots.append(chunk)
+        elif table == "aborted_txns":
+            self.aborted.append(chunk)
+
+
+def _concat(chunks: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:
+    return pd.concat(chunks, ignore_index=True) if chunks else empty
+
+
+def build_fact_tables(
+    events: CollectedEvents,
+    config: Mapping[str, int],
+    config_is_default: Mapping[str, bool],
+    v2_possible: bool,
+    now_ms: int | None = None,
+) -> dict[str, pd.DataFrame]:
+    records = _concat(events.txn_records, TXN_RECORDS.empty())
+    snapshots = _concat(events.snapshots, SNAPSHOT_ENTRIES.empty())
+    aborted = _concat(events.aborted, ABORTED_TXNS.empty())
+    coord = build_coordinator_facts(records, config, now_ms)
+
+    stream = events.batches
+    merged, raw_sequences = stream.finish()
+    partition_end = {code: stats.last_time for code, stats in stream.partitions.items()}
+    compacted = frozenset(code for code, stats in stream.partitions.items() if stats.holes > 0)
+    spans = build_spans(
+        merged, stream.tp_keys, partition_end, coord["coordinator_txns"], config, config_is_default, v2_possible,
+        now_ms, compacted,
+    )
+    spans = resolve_unknown_markers(spans, aborted)
+    tid_by_pid = dict(zip(spans["producer_id"].tolist(), spans["transactional_id"].tolist())) if not spans.empty else {}
+    tid_by_pid = {p: t for p, t in tid_by_pid.items() if t}
+    end_by_tp = {(stats.topic, stats.partition): (now_ms if now_ms is not None else stats.last_time)
+                 for stats in stream.partitions.values()}
+    evidence_end = now_ms if now_ms is not None else max(
+        [s.last_time for s in stream.partitions.values()] + [-1]
+    )
+    return {
+        "spans": spans,
+        "epoch_changes": build_epoch_changes(spans),
+        "topic_producers": build_topic_producers(spans),
+        "sequence_anomalies": label_sequence_breaks(raw_sequences, stream.tp_keys, compacted, tid_by_pid),
+        "coordinator_txns": coord["coordinator_txns"],
+        "transactional_ids": coord["transactional_ids"],
+        "transitions": coord["transitions"],
+        "prepared_partitions": build_prepared_partitions(coord["coordinator_txns"], spans, end_by_tp),
+        "snapshot_open_txns": build_snapshot_open_txns(
+            snapshots, spans, int(evidence_end), int(config["transaction.max.timeout.ms"])
+        ),
+    }

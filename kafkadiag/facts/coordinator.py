@@ -1,0 +1,330 @@
+"""Coordinator history from __transaction_state: transactions, transactional ids, transitions.
+
+Every state change of a transactional.id is one record. Walking them in log order per id gives
+what the coordinator decided: when each transaction started (first ``Ongoing``), how it ended
+(``PrepareCommit``/``PrepareAbort`` then ``Complete*``), at which epoch, and whether the abort
+was the client's or the coordinator's (timeout or a new instance fencing the old one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .id_shapes import family_and_shape
+from .registry import COORDINATOR_TXNS, TRANSACTIONAL_IDS, TRANSITIONS
+
+#: Allowed previous states of each persisted target state (reference §8.1). Keys of V2_ONLY are
+#: legal only under transaction protocol v2 (Kafka 4.0+ coordinators).
+VALID_PREVIOUS: dict[str, frozenset[str]] = {
+    "Empty": frozenset({"Empty", "CompleteCommit", "CompleteAbort"}),
+    "Ongoing": frozenset({"Ongoing", "Empty", "CompleteCommit", "CompleteAbort"}),
+    "PrepareCommit": frozenset({"Ongoing"}),
+    "PrepareAbort": frozenset({"Ongoing", "PrepareEpochFence"}),
+    "CompleteCommit": frozenset({"PrepareCommit"}),
+    "CompleteAbort": frozenset({"PrepareAbort"}),
+    "": frozenset({"Empty", "CompleteCommit", "CompleteAbort"}),  # tombstone (Dead)
+}
+V2_ONLY: dict[str, frozenset[str]] = {"PrepareAbort": frozenset({"Empty", "CompleteCommit", "CompleteAbort"})}
+
+#: How soon after a coordinator abort a new InitProducerId must come to count as "a new instance".
+NEW_INSTANCE_WINDOW_MS = 30_000
+
+
+@dataclass
+class _Txn:
+    transactional_id: str
+    producer_id: int
+    producer_epoch: int
+    timeout_ms: int
+    start_time: int
+    first_rec: int  # row index of the first record
+    partitions: list[str] = field(default_factory=list)
+    prepare_state: str = ""
+    prepare_time: int = -1
+    prepare_epoch: int = -1
+    complete_state: str = ""
+    complete_time: int = -1
+    last_state: str = ""
+    last_time: int = -1
+    last_rec: int = -1
+    next_init_time: int = -1
+    next_init_epoch: int = -1
+
+
+def _protocols(recs: pd.DataFrame) -> dict[str, str]:
+    """Transaction protocol per transactional.id: v2 if the client said so or a commit bumped the epoch."""
+    out: dict[str, str] = {}
+    for tid, g in recs.groupby("transactional_id", sort=False):
+        if (g["client_txn_version"] >= 2).any():
+            out[tid] = "v2"
+            continue
+        proto = ""
+        ongoing_epoch: int | None = None
+        for state, epoch in zip(g["state"].tolist(), g["producer_epoch"].tolist()):
+            if state == "Ongoing":
+                ongoing_epoch = epoch
+            elif state == "PrepareCommit" and ongoing_epoch is not None:
+                proto = "v2" if epoch > ongoing_epoch else "v1"
+                break
+        if not proto:
+            versions = set(g["value_version"].tolist())
+            proto = "v1" if versions == {0} or (g["client_txn_version"].isin([0]).any()) else "unknown"
+        out[tid] = proto
+    return out
+
+
+def _time(row_update: int, row_record: int) -> int:
+    return row_update if row_update >= 0 else row_record
+
+
+def build_coordinator_facts(
+    recs: pd.DataFrame, config: Mapping[str, int], now_ms: int | None = None
+) -> dict[str, pd.DataFrame]:
+    """coordinator_txns, transactional_ids and transitions from TXN_RECORDS rows."""
+    if recs.empty:
+        return {
+            "coordinator_txns": pd.DataFrame(columns=list(COORDINATOR_TXNS.columns)),
+            "transactional_ids": pd.DataFrame(columns=list(TRANSACTIONAL_IDS.columns)),
+            "transitions": pd.DataFrame(columns=list(TRANSITIONS.columns)),
+        }
+    recs = recs.sort_values(["transactional_id", "file_id", "byte"], kind="stable").reset_index(drop=True)
+    protocols = _protocols(recs)
+    default_timeout = int(config["transaction.timeout.ms"])
+    expiration = int(config["transactional.id.expiration.ms"])
+    max_timeout = int(config["transaction.max.timeout.ms"])
+    cleanup = int(config["transaction.abort.timed.out.transaction.cleanup.interval.ms"])
+
+    # Evidence end and compaction per __transaction_state partition (offset holes = compacted).
+    part_end: dict[int, int] = {}
+    compacted: dict[int, bool] = {}
+    for lp, g in recs.groupby("log_partition"):
+        times = g["record_time"].where(g["record_time"] >= 0, g["last_update_ms"])
+        part_end[int(lp)] = int(now_ms) if now_ms is not None else int(times.max())
+        offs = np.sort(g["offset"].to_numpy())
+        offs = offs[offs >= 0]
+        compacted[int(lp)] = bool(len(offs) > 1 and (np.diff(offs) > 1).any())
+    global_end = int(now_ms) if now_ms is not None else max(part_end.values(), default=-1)
+
+    cols = {c: recs[c].tolist() for c in recs.columns}
+    txns: list[_Txn] = []
+    transitions: list[dict] = []
+    ids: list[dict] = []
+    n = len(recs)
+    i = 0
+    while i < n:
+        tid = cols["transactional_id"][i]
+        j = i
+        while j < n and cols["transactional_id"][j] == tid:
+            j += 1
+        proto = protocols.get(tid, "unknown")
+        cur: _Txn | None = None
+        last_ended: _Txn | None = None
+        pids: list[int] = []
+        inits = tombstones = 0
+        epochs: list[int] = []
+        first_epoch = -1
+        max_idle = -1
+        idle_end = -1
+        new_pid_after_idle = False
+        prev_state: str | None = None
+        prev_k = -1
+        pid_switches = 0
+        for k in range(i, j):
+            tomb = bool(cols["tombstone"][k])
+            state = "" if tomb else cols["state"][k]
+            pid = int(cols["producer_id"][k])
+            epoch = int(cols["producer_epoch"][k])
+            t = _time(int(cols["last_update_ms"][k]), int(cols["record_time"][k]))
+            if tomb:
+                t = int(cols["record_time"][k]) if cols["record_time"][k] >= 0 else t
+            if prev_k >= 0:
+                prev_t = _time(int(cols["last_update_ms"][prev_k]), int(cols["record_time"][prev_k]))
+                valid = prev_state in VALID_PREVIOUS.get(state, frozenset()) or (
+                    proto != "v1" and prev_state in V2_ONLY.get(state, frozenset())
+                )
+                if prev_state == "" and state == "Empty":
+                    valid = True  # after expiration the id starts over
+                lp = int(cols["log_partition"][k])
+                transitions.append({
+                    "transactional_id": tid, "producer_id": pid, "producer_epoch": epoch,
+                    "from_state": prev_state, "to_state": state,
+                    "from_epoch": int(cols["producer_epoch"][prev_k]), "from_producer_id": int(cols["producer_id"][prev_k]),
+                    "valid": bool(valid), "compacted": compacted.get(lp, False),
+                    "prev_time": prev_t, "time": t, "gap_ms": t - prev_t if t >= 0 and prev_t >= 0 else -1,
+                    "prev_file_id": int(cols["file_id"][prev_k]), "prev_line": int(cols["line"][prev_k]), "prev_byte": int(cols["byte"][prev_k]),
+                    "file_id": int(cols["file_id"][k]), "line": int(cols["line"][k]), "byte": int(cols["byte"][k]),
+                })
+                # Idle time counts from a state with no open transaction to the next record.
+                if prev_state in ("Empty", "CompleteCommit", "CompleteAbort") and t >= 0 and prev_t >= 0:
+                    gap = t - prev_t
+                    if gap > max_idle:
+                        max_idle = gap
+                        idle_end = t
+                    prev_pid = int(cols["producer_id"][prev_k])
+                    if gap > expiration and (tomb or pid != prev_pid):
+                        new_pid_after_idle = True
+            if prev_k >= 0 and not tomb and prev_state != "" and pid != int(cols["producer_id"][prev_k]):
+                pid_switches += 1
+            if tomb:
+                tombstones += 1
+                if cur is not None:
+                    txns.append(cur)
+                    cur = None
+            else:
+                if pid >= 0 and pid not in pids:
+                    pids.append(pid)
+                epochs.append(epoch)
+                if first_epoch < 0:
+                    first_epoch = epoch
+                timeout = int(cols["timeout_ms"][k]) if cols["timeout_ms"][k] > 0 else default_timeout
+                parts = [p for p in str(cols["partitions"][k]).split(",") if p]
+                if state == "Empty":
+                    inits += 1
+                    if cur is not None:
+                        txns.append(cur)
+                        last_ended = cur
+                        cur = None
+                    if last_ended is not None and last_ended.next_init_time < 0:
+                        last_ended.next_init_time = t
+                        last_ended.next_init_epoch = epoch
+                elif state == "Ongoing" or (state.startswith("Prepare") and (cur is None or cur.prepare_state)) or (
+                    state.startswith("Complete") and cur is None
+                ):
+                    if state == "Ongoing" and cur is not None and not cur.prepare_state:
+                        pass  # partitions added to the running transaction
+                    else:
+                        if cur is not None:
+                            txns.append(cur)
+                            last_ended = cur
+                        start = int(cols["start_ms"][k]) if cols["start_ms"][k] >= 0 else (t if state == "Ongoing" else -1)
+                        cur = _Txn(tid, pid, epoch, timeout, start, k)
+                if cur is not None:
+                    for p in parts:
+                        if p not in cur.partitions:
+                            cur.partitions.append(p)
+                    cur.last_state, cur.last_time, cur.last_rec = state, t, k
+                    if state.startswith("Prepare"):
+                        cur.prepare_state, cur.prepare_time, cur.prepare_epoch = state, t, epoch
+                    elif state.startswith("Complete"):
+                        cur.complete_state, cur.complete_time = state, t
+                        if not cur.prepare_state:
+                            cur.prepare_epoch = epoch
+                        txns.append(cur)
+                        last_ended = cur
+                        cur = None
+            prev_state, prev_k = state, k
+        if cur is not None:
+            txns.append(cur)
+        family, shape = family_and_shape(str(tid))
+        last_live = [k for k in range(i, j) if not cols["tombstone"][k]]
+        lk = last_live[-1] if last_live else j - 1
+        first_t = _time(int(cols["last_update_ms"][i]), int(cols["record_time"][i]))
+        last_t = _time(int(cols["last_update_ms"][j - 1]), int(cols["record_time"][j - 1]))
+        max_epoch = max(epochs) if epochs else -1
+        once = tombstones == 0 and bool(epochs) and (
+            (proto != "v2" and max_epoch == 0) or (proto == "v2" and inits == 1 and first_epoch == 0)
+        )
+        ids.append({
+            "transactional_id": tid, "producer_id": int(cols["producer_id"][lk]), "producer_epoch": int(cols["producer_epoch"][lk]),
+            "producer_ids": len(pids), "pid_switches": pid_switches, "records": j - i, "inits": inits, "first_epoch": first_epoch, "max_epoch": max_epoch,
+            "tombstones": tombstones, "last_state": "" if cols["tombstone"][j - 1] else cols["state"][j - 1],
+            "first_time": first_t, "last_time": last_t, "max_idle_ms": max_idle, "new_pid_after_idle": new_pid_after_idle,
+            "idle_end_time": idle_end, "expiration_ms": expiration,
+            "recommended_expiration_ms": recommend_expiration(max_idle, expiration), "family": family, "id_shape": shape,
+            "family_size": 0, "family_once_epoch0": 0, "once_epoch0": once, "protocol": proto,
+            "file_id": int(cols["file_id"][i]), "line": int(cols["line"][i]), "byte": int(cols["byte"][i]),
+            "end_file_id": int(cols["file_id"][j - 1]), "end_line": int(cols["line"][j - 1]), "end_byte": int(cols["byte"][j - 1]),
+        })
+        i = j
+
+    id_frame = pd.DataFrame(ids)
+    fam = id_frame.groupby("family").agg(size=("transactional_id", "size"), once=("once_epoch0", "sum"))
+    id_frame["family_size"] = id_frame["family"].map(fam["size"]).astype(int)
+    id_frame["family_once_epoch0"] = id_frame["family"].map(fam["once"]).astype(int)
+
+    rows = []
+    for tx in txns:
+        lp = int(cols["log_partition"][tx.first_rec])
+        end = part_end.get(lp, global_end)
+        proto = protocols.get(tx.transactional_id, "unknown")
+        duration = tx.prepare_time - tx.start_time if tx.prepare_time >= 0 and tx.start_time >= 0 else -1
+        bump = tx.prepare_epoch - tx.producer_epoch if tx.prepare_epoch >= 0 and tx.producer_epoch >= 0 else 0
+        gap = tx.next_init_time - tx.prepare_time if tx.next_init_time >= 0 and tx.prepare_time >= 0 else -1
+        ended_by, cause = "", ""
+        if tx.prepare_state == "PrepareCommit" or tx.complete_state == "CompleteCommit":
+            ended_by = "client"
+        elif tx.prepare_state == "PrepareAbort" or tx.complete_state == "CompleteAbort":
+            timed_out = duration >= 0 and duration >= tx.timeout_ms
+            new_instance = 0 <= gap <= NEW_INSTANCE_WINDOW_MS and tx.next_init_epoch > tx.prepare_epoch
+            if timed_out:
+                ended_by, cause = "coordinator", "timeout"
+            elif proto == "v1" and bump > 0:
+                ended_by, cause = "coordinator", ("new-instance" if new_instance else "coordinator-abort")
+            elif proto != "v1" and new_instance:
+                ended_by, cause = "coordinator", "new-instance"
+            elif proto == "unknown" and bump > 0:
+                ended_by = "unknown"
+            else:
+                ended_by = "client"
+        open_state = tx.last_state in ("Ongoing", "PrepareCommit", "PrepareAbort") and not tx.complete_state
+        age = end - tx.last_time if tx.last_time >= 0 and end >= 0 else -1
+        if tx.last_state == "Ongoing":
+            deadline = (tx.start_time if tx.start_time >= 0 else tx.last_time) + tx.timeout_ms + cleanup
+            stuck = open_state and end >= 0 and end > deadline
+        else:
+            stuck = open_state and age > tx.timeout_ms
+        first_topic = tx.partitions[0].rsplit("-", 1)[0] if tx.partitions else ""
+        rows.append({
+            "transactional_id": tx.transactional_id, "producer_id": tx.producer_id, "producer_epoch": tx.producer_epoch,
+            "topic": first_topic, "partition": -1, "partitions": ",".join(tx.partitions),
+            "start_time": tx.start_time, "prepare_state": tx.prepare_state, "prepare_time": tx.prepare_time,
+            "prepare_epoch": tx.prepare_epoch, "complete_state": tx.complete_state, "complete_time": tx.complete_time,
+            "last_state": tx.last_state, "last_time": tx.last_time, "duration_ms": duration, "timeout_ms": tx.timeout_ms,
+            "epoch_bump": bump, "protocol": proto, "ended_by": ended_by, "cause": cause,
+            "next_init_time": tx.next_init_time, "next_init_epoch": tx.next_init_epoch, "next_init_gap_ms": gap,
+            "evidence_end_time": end, "age_ms": age, "stuck": bool(stuck),
+            "recommended_timeout_ms": 0, "max_timeout_ms": max_timeout,
+            "file_id": int(cols["file_id"][tx.first_rec]), "line": int(cols["line"][tx.first_rec]), "byte": int(cols["byte"][tx.first_rec]),
+            "end_file_id": int(cols["file_id"][tx.last_rec]), "end_line": int(cols["line"][tx.last_rec]), "end_byte": int(cols["byte"][tx.last_rec]),
+        })
+    txn_frame = pd.DataFrame(rows, columns=list(COORDINATOR_TXNS.columns))
+    if not txn_frame.empty:
+        longest = txn_frame[txn_frame["duration_ms"] >= 0].groupby("transactional_id")["duration_ms"].max()
+        txn_frame["recommended_timeout_ms"] = [
+            recommend_timeout(int(longest.get(t, -1)), max_timeout) for t in txn_frame["transactional_id"]
+        ]
+    return {
+        "coordinator_txns": txn_frame,
+        "transactional_ids": id_frame[list(TRANSACTIONAL_IDS.columns)],
+        "transitions": pd.DataFrame(transitions, columns=list(TRANSITIONS.columns)),
+    }
+
+
+def recommend_timeout(longest_ms: int, max_timeout_ms: int) -> int:
+    """A transaction.timeout.ms with headroom over the longest observed transaction.
+
+    Twice the longest duration, rounded up to 10 s, at least the 60 s default; capped by the
+    broker's transaction.max.timeout.ms only in the sense that the caller must also raise the
+    broker value when this exceeds it (the rule says so). 0 when nothing was observed.
+    """
+    if longest_ms < 0:
+        return 0
+    wanted = max(60_000, -(-2 * longest_ms // 10_000) * 10_000)
+    return int(wanted)
+
+
+#: transactional.id.expiration.ms is an int on the broker: about 24.8 days at most.
+MAX_EXPIRATION_MS = 2_147_483_647
+DAY_MS = 86_400_000
+
+
+def recommend_expiration(idle_ms: int, current_ms: int) -> int:
+    """An expiration that outlasts the observed idle gap by a quarter, rounded up to a day."""
+    if idle_ms < 0:
+        return 0
+    wanted = -(-(idle_ms * 5 // 4) // DAY_MS) * DAY_MS
+    return int(min(MAX_EXPIRATION_MS, max(current_ms, wanted)))

@@ -1,0 +1,135 @@
+"""Facts that join two kinds of evidence.
+
+* sequence breaks, labelled with what can excuse them (compaction, separate dump files);
+* partitions a prepared transaction in __transaction_state lists, checked against the data
+  partition's markers (a missing marker is a hanging transaction even when the coordinator says
+  Complete*);
+* producer-state snapshots that recorded an open transaction, checked against later markers;
+* `.txnindex` entries, which name the ABORT markers a shallow dump does not spell out.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from .registry import OPEN_SNAPSHOT_TXNS, PARTITION_GAPS, SEQUENCE_ANOMALIES
+
+
+def label_sequence_breaks(
+    raw: pd.DataFrame,
+    tp_keys: list[tuple[str, int]],
+    compacted_tps: set[int],
+    tid_by_pid: Mapping[int, str],
+) -> pd.DataFrame:
+    if raw is None or raw.empty:
+        return pd.DataFrame(columns=list(SEQUENCE_ANOMALIES.columns))
+    out = raw.copy()
+    tp = out.pop("tp").to_numpy(np.int64)
+    out["topic"] = [tp_keys[t][0] for t in tp]
+    out["partition"] = [tp_keys[t][1] for t in tp]
+    out["transactional_id"] = out["producer_id"].map(lambda p: tid_by_pid.get(int(p), ""))
+    out["compacted"] = [int(t) in compacted_tps for t in tp]
+    out["contiguous"] = out["prev_file_id"] == out["file_id"]
+    return out[list(SEQUENCE_ANOMALIES.columns)].reset_index(drop=True)
+
+
+def resolve_unknown_markers(spans: pd.DataFrame, aborted: pd.DataFrame) -> pd.DataFrame:
+    """Shallow dumps do not print the marker type; a .txnindex entry ending at the marker names it ABORT."""
+    if aborted is None or aborted.empty or spans.empty:
+        return spans
+    unknown = spans["marker"] == "UNKNOWN"
+    if not unknown.any():
+        return spans
+    keys = set(zip(aborted["topic"], aborted["partition"].astype(int), aborted["producer_id"].astype(int), aborted["last_offset"].astype(int)))
+    hit = [
+        u and (t, int(p), int(pid), int(mo)) in keys
+        for u, t, p, pid, mo in zip(unknown, spans["topic"], spans["partition"], spans["producer_id"], spans["marker_offset"])
+    ]
+    spans = spans.copy()
+    hit_mask = pd.Series(hit, index=spans.index)
+    spans.loc[hit_mask, "marker"] = "ABORT"
+    spans.loc[hit_mask, "state"] = "aborted"
+    return spans
+
+
+def build_prepared_partitions(
+    coordinator_txns: pd.DataFrame,
+    spans: pd.DataFrame,
+    partition_end: Mapping[tuple[str, int], int],
+) -> pd.DataFrame:
+    """Each partition of each prepared transaction, with whether the data evidence has its marker."""
+    columns = list(PARTITION_GAPS.columns)
+    if coordinator_txns is None or coordinator_txns.empty or spans.empty:
+        return pd.DataFrame(columns=columns)
+    prepared = coordinator_txns[(coordinator_txns["prepare_state"] != "") & (coordinator_txns["partitions"] != "")]
+    if prepared.empty:
+        return pd.DataFrame(columns=columns)
+    by_key: dict[tuple[str, int, int], pd.DataFrame] = {
+        (t, int(p), int(pid)): g for (t, p, pid), g in spans.groupby(["topic", "partition", "producer_id"])
+    }
+    rows = []
+    for tx in prepared.itertuples(index=False):
+        for tp in tx.partitions.split(","):
+            topic, _, part = tp.rpartition("-")
+            if not part.lstrip("-").isdigit() or (topic, int(part)) not in partition_end:
+                continue
+            end = partition_end[(topic, int(part))]
+            g = by_key.get((topic, int(part), int(tx.producer_id)))
+            marker_seen = False
+            first_offset = -1
+            ev = (-1, -1, -1)
+            if g is not None:
+                at_epoch = g[(g["producer_epoch"] == tx.producer_epoch) | (g["producer_epoch"] == tx.prepare_epoch)]
+                ended = at_epoch[at_epoch["marker_offset"] >= 0]
+                if tx.prepare_time >= 0:
+                    ended = ended[(ended["marker_time"] < 0) | (ended["marker_time"] >= tx.prepare_time - 1000)]
+                marker_seen = not ended.empty
+                open_spans = at_epoch[at_epoch["state"] == "open"]
+                if not open_spans.empty:
+                    first = open_spans.iloc[0]
+                    first_offset = int(first.first_offset)
+                    ev = (int(first.file_id), int(first.first_line), int(first.first_byte))
+                elif not at_epoch.empty:
+                    first = at_epoch.iloc[-1]
+                    ev = (int(first.file_id), int(first.first_line), int(first.first_byte))
+            rows.append({
+                "transactional_id": tx.transactional_id, "producer_id": int(tx.producer_id),
+                "producer_epoch": int(tx.producer_epoch), "topic": topic, "partition": int(part),
+                "prepare_state": tx.prepare_state, "prepare_time": int(tx.prepare_time),
+                "marker_seen": bool(marker_seen),
+                "covered": bool(end >= 0 and tx.prepare_time >= 0 and end > tx.prepare_time),
+                "first_offset": first_offset, "partition_end_time": int(end),
+                "file_id": ev[0], "line": ev[1], "byte": ev[2],
+            })
+    return pd.DataFrame(rows, columns=columns)
+
+
+def build_snapshot_open_txns(
+    snapshots: pd.DataFrame,
+    spans: pd.DataFrame,
+    evidence_end: int,
+    max_timeout_ms: int,
+) -> pd.DataFrame:
+    columns = list(OPEN_SNAPSHOT_TXNS.columns)
+    if snapshots is None or snapshots.empty:
+        return pd.DataFrame(columns=columns)
+    open_ = snapshots[snapshots["current_txn_first_offset"] >= 0]
+    rows = []
+    for e in open_.itertuples(index=False):
+        closed = False
+        if not spans.empty:
+            g = spans[(spans["topic"] == e.topic) & (spans["partition"] == e.partition) & (spans["producer_id"] == e.producer_id)]
+            closed = bool(((g["marker_offset"] > e.current_txn_first_offset)).any())
+        rows.append({
+            "topic": e.topic, "partition": int(e.partition), "producer_id": int(e.producer_id),
+            "producer_epoch": int(e.producer_epoch), "first_offset": int(e.current_txn_first_offset),
+            "snapshot_offset": int(e.snapshot_offset), "last_time": int(e.last_timestamp),
+            "closed_in_evidence": closed,
+            "age_ms": int(evidence_end - e.last_timestamp) if evidence_end >= 0 and e.last_timestamp >= 0 else -1,
+            "max_timeout_ms": int(max_timeout_ms),
+            "file_id": int(e.file_id), "line": int(e.line), "byte": int(e.byte),
+        })
+    return pd.DataFrame(rows, columns=columns)

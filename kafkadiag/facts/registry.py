@@ -1,0 +1,287 @@
+"""The fact tables rules can read: their columns, time window and evidence columns.
+
+Rules name a table and its columns; the rule loader validates them against this registry so a
+typo in a rule file is a load-time error naming the file and field, not a silent no-match.
+Fact builders must produce exactly these columns (tests hold them to it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class FactTable:
+    name: str
+    doc: str
+    columns: dict[str, str]
+    window: tuple[str, str]  # columns holding the start / end (epoch ms, -1 unknown) of a row
+    evidence: tuple[tuple[str, str, str], ...] = field(default=())  # (file_id, line, byte) column triples
+
+
+SUBJECT_COLUMNS = ("transactional_id", "producer_id", "producer_epoch", "topic", "partition")
+
+_SPAN_COLUMNS = {
+    "topic": "topic of the data partition",
+    "partition": "partition number",
+    "producer_id": "producer id",
+    "producer_epoch": "epoch of the transaction's data batches (of the marker for marker-only spans)",
+    "transactional_id": "transactional.id when __transaction_state evidence maps this producer id; '' otherwise",
+    "first_offset": "offset of the first data record",
+    "last_offset": "offset of the last data record",
+    "marker_offset": "offset of the COMMIT/ABORT marker; -1 when open",
+    "first_time": "timestamp of the first data batch (ms); -1 unknown",
+    "last_time": "timestamp of the last data batch (ms); -1 unknown",
+    "marker_time": "timestamp of the end marker (ms); -1 when open or unknown",
+    "end_time": "marker_time, or last_time while open",
+    "state": "committed, aborted, open, or ended (a control batch whose type the dump did not print, or an "
+             "unterminated span its producer superseded on a partition whose dump has offset holes)",
+    "marker": "COMMIT, ABORT, UNKNOWN or ''",
+    "marker_epoch": "producer epoch carried by the marker; -1 when open",
+    "epoch_bump": "marker_epoch - producer_epoch (0 when open)",
+    "coordinator_epoch": "coordinator epoch on the marker; -1 when open",
+    "duration_ms": "end_time - first_time; -1 unknown",
+    "batches": "data batches in the transaction on this partition",
+    "records": "data records (-1 if the dump does not count them)",
+    "protocol": "transaction protocol of the producer: v1, v2 or unknown",
+    "ended_by": "producer, coordinator or unknown ('' while open)",
+    "cause": "why the coordinator ended it: timeout, new-instance, coordinator-abort or ''",
+    "timeout_ms": "transaction.timeout.ms that applied (coordinator record, --config or default)",
+    "timeout_source": "coordinator, config or default",
+    "partition_end_time": "last timestamp seen on this partition, or --now",
+    "age_ms": "partition_end_time - first_time for open spans; -1 otherwise",
+    "idle_before_ms": "gap since this producer id's previous transaction ended anywhere in the evidence; -1 if first",
+    "prev_epoch": "epoch of the producer id's previous span on any partition; -1 if none",
+    "next_epoch": "epoch of the producer id's next span on any partition; -1 if none",
+    "next_gap_ms": "time from this span's end to the next span of the producer id; -1 if none",
+    "zombie": "data written at this epoch after a higher epoch of the same producer id was already in the log",
+    "recommended_timeout_ms": "transaction.timeout.ms that fits the observed durations of this producer id",
+    "recommended_expiration_ms": "transactional.id.expiration.ms that outlasts idle_before_ms (capped at the int maximum)",
+    "coordinator_seen": "__transaction_state evidence covers this transaction (its findings come from there)",
+    "file_id": "input holding the first batch",
+    "first_line": "line of the first data batch",
+    "first_byte": "byte offset of the first data batch",
+    "marker_file_id": "input holding the marker; -1 when open",
+    "marker_line": "line of the marker",
+    "marker_byte": "byte offset of the marker; -1 when open",
+}
+
+FACT_TABLES: dict[str, FactTable] = {}
+
+
+def _register(table: FactTable) -> FactTable:
+    FACT_TABLES[table.name] = table
+    return table
+
+
+SPANS = _register(
+    FactTable(
+        "spans",
+        "One row per transaction per data partition: (topic-partition, producerId, epoch) from its "
+        "first data batch to its COMMIT/ABORT marker.",
+        _SPAN_COLUMNS,
+        ("first_time", "end_time"),
+        (("file_id", "first_line", "first_byte"), ("marker_file_id", "marker_line", "marker_byte")),
+    )
+)
+
+EPOCH_CHANGES = _register(
+    FactTable(
+        "epoch_changes",
+        "One row per change of a producer id's epoch in the data partitions, in time order.",
+        {
+            "producer_id": "producer id",
+            "transactional_id": "transactional.id when known",
+            "topic": "partition where the new epoch was first seen",
+            "partition": "partition number",
+            "from_epoch": "previous epoch",
+            "producer_epoch": "new epoch",
+            "jump": "producer_epoch - from_epoch",
+            "protocol": "v1, v2 or unknown",
+            "time": "time the new epoch was first seen (ms)",
+            "prev_time": "time the previous epoch was last seen (ms)",
+            "gap_ms": "time - prev_time; -1 unknown",
+            "explained_by_abort": "a coordinator abort marker at an epoch between the two explains the jump",
+            "file_id": "input", "line": "line", "byte": "byte offset",
+            "prev_file_id": "input of the last batch at the previous epoch", "prev_line": "line", "prev_byte": "byte offset",
+        },
+        ("prev_time", "time"),
+        (("prev_file_id", "prev_line", "prev_byte"), ("file_id", "line", "byte")),
+    )
+)
+
+TOPIC_PRODUCERS = _register(
+    FactTable(
+        "topic_producers",
+        "One row per topic: how its transactional producer ids behave as a population (per-start "
+        "transactional ids show as many producer ids that each write one transaction at epoch 0).",
+        {
+            "topic": "topic",
+            "transactional_producers": "transactional producer ids writing to the topic",
+            "single_txn_epoch0": "of those, producer ids that wrote exactly one transaction, at epoch 0",
+            "reinitialised": "producer ids seen at an epoch above 0 under protocol v1",
+            "multi_txn_producers": "producer ids with more than one transaction on the topic",
+            "window_ms": "last_time - first_time",
+            "share_single": "single_txn_epoch0 / transactional_producers",
+            "first_time": "first timestamp on the topic", "last_time": "last timestamp on the topic",
+            "file_id": "input of an example batch", "line": "line", "byte": "byte offset",
+        },
+        ("first_time", "last_time"),
+        (("file_id", "line", "byte"),),
+    )
+)
+
+SEQUENCE_ANOMALIES = _register(
+    FactTable(
+        "sequence_anomalies",
+        "One row per break in producer sequence continuity within one (topic-partition, producerId, epoch).",
+        {
+            "topic": "topic", "partition": "partition",
+            "producer_id": "producer id", "producer_epoch": "epoch",
+            "transactional_id": "transactional.id when known",
+            "kind": "gap (records missing), duplicate (sequence repeated) or reset (restarted below the previous one)",
+            "expected_sequence": "previous lastSequence + 1",
+            "base_sequence": "sequence found",
+            "missing": "number of sequence numbers skipped (gap) or repeated (duplicate)",
+            "compacted": "the partition shows offset holes, so batches may have been removed by compaction",
+            "contiguous": "the two batches are in the same dumped file",
+            "prev_time": "time of the previous batch", "time": "time of the batch",
+            "prev_offset": "last offset of the previous batch", "offset": "base offset of the batch",
+            "prev_file_id": "input", "prev_line": "line", "prev_byte": "byte offset",
+            "file_id": "input", "line": "line", "byte": "byte offset",
+        },
+        ("prev_time", "time"),
+        (("prev_file_id", "prev_line", "prev_byte"), ("file_id", "line", "byte")),
+    )
+)
+
+COORDINATOR_TXNS = _register(
+    FactTable(
+        "coordinator_txns",
+        "One row per transaction seen in __transaction_state: from the first Ongoing to Complete*, "
+        "or the last state seen.",
+        {
+            "transactional_id": "transactional.id",
+            "producer_id": "producer id", "producer_epoch": "epoch while Ongoing",
+            "topic": "first topic of the transaction's partitions ('' none)", "partition": "-1 (see partitions)",
+            "partitions": "comma-joined topic-partitions of the transaction",
+            "start_time": "lastUpdate of the first Ongoing record (or txnStartTimestamp when decoded)",
+            "prepare_state": "PrepareCommit, PrepareAbort or ''",
+            "prepare_time": "time of the Prepare* record; -1 none",
+            "prepare_epoch": "epoch on the Prepare* record; -1 none",
+            "complete_state": "CompleteCommit, CompleteAbort or ''",
+            "complete_time": "time of the Complete* record; -1 none",
+            "last_state": "last state seen for this transaction",
+            "last_time": "time of the last record of this transaction",
+            "duration_ms": "prepare_time - start_time; -1 unknown",
+            "timeout_ms": "txnTimeoutMs",
+            "epoch_bump": "prepare_epoch - producer_epoch",
+            "protocol": "v1, v2 or unknown",
+            "ended_by": "client, coordinator or unknown ('' while open)",
+            "cause": "timeout, new-instance, or '' (client) when ended_by is coordinator",
+            "next_init_time": "time of the next Empty (InitProducerId) record; -1 none",
+            "next_init_epoch": "epoch of that record",
+            "next_init_gap_ms": "next_init_time - prepare_time; -1 none",
+            "evidence_end_time": "last record time of that __transaction_state partition, or --now",
+            "age_ms": "evidence_end_time - last_time",
+            "stuck": "the last state is Ongoing or Prepare* and it outlived its deadline",
+            "recommended_timeout_ms": "transaction.timeout.ms fitting the observed durations of this id",
+            "max_timeout_ms": "broker transaction.max.timeout.ms in effect",
+            "file_id": "input of the first record", "line": "line", "byte": "byte offset",
+            "end_file_id": "input of the last record", "end_line": "line", "end_byte": "byte offset",
+        },
+        ("start_time", "last_time"),
+        (("file_id", "line", "byte"), ("end_file_id", "end_line", "end_byte")),
+    )
+)
+
+TRANSACTIONAL_IDS = _register(
+    FactTable(
+        "transactional_ids",
+        "One row per transactional.id seen in __transaction_state.",
+        {
+            "transactional_id": "transactional.id",
+            "producer_id": "latest producer id", "producer_epoch": "latest epoch",
+            "producer_ids": "distinct producer ids mapped over time",
+            "pid_switches": "times the mapped producer id changed between two live records (not across a tombstone)",
+            "records": "records seen", "inits": "Empty records (InitProducerId)",
+            "first_epoch": "first epoch seen", "max_epoch": "highest epoch seen",
+            "tombstones": "tombstones (expirations) seen",
+            "last_state": "latest state ('' after a tombstone)",
+            "first_time": "first record time", "last_time": "last record time",
+            "max_idle_ms": "longest gap between a completed state and the next record",
+            "new_pid_after_idle": "the producer id changed after an idle gap longer than transactional.id.expiration.ms",
+            "idle_end_time": "time the id came back after its longest idle gap; -1",
+            "expiration_ms": "transactional.id.expiration.ms in effect",
+            "recommended_expiration_ms": "transactional.id.expiration.ms that outlasts max_idle_ms (capped at the int maximum)",
+            "family": "the id with generated parts (UUIDs, hex, host/pid numbers) replaced",
+            "id_shape": "uuid, random, numbered or plain",
+            "family_size": "ids in the same family",
+            "family_once_epoch0": "ids of the family initialised once, at epoch 0, and never again",
+            "once_epoch0": "this id was initialised once at epoch 0 and never again",
+            "protocol": "v1, v2 or unknown",
+            "file_id": "input", "line": "line of the first record", "byte": "byte offset",
+            "end_file_id": "input", "end_line": "line of the last record", "end_byte": "byte offset",
+        },
+        ("first_time", "last_time"),
+        (("file_id", "line", "byte"), ("end_file_id", "end_line", "end_byte")),
+    )
+)
+
+TRANSITIONS = _register(
+    FactTable(
+        "transitions",
+        "One row per consecutive pair of __transaction_state records of one transactional.id.",
+        {
+            "transactional_id": "transactional.id",
+            "producer_id": "producer id", "producer_epoch": "epoch of the later record",
+            "from_state": "earlier state ('' for a tombstone)", "to_state": "later state",
+            "from_epoch": "earlier epoch", "from_producer_id": "earlier producer id",
+            "valid": "the coordinator allows this transition (per Kafka version family)",
+            "compacted": "the log partition shows offset holes (compaction can drop records in between)",
+            "prev_time": "earlier record time", "time": "later record time", "gap_ms": "time between",
+            "prev_file_id": "input", "prev_line": "line", "prev_byte": "byte offset",
+            "file_id": "input", "line": "line", "byte": "byte offset",
+        },
+        ("prev_time", "time"),
+        (("prev_file_id", "prev_line", "prev_byte"), ("file_id", "line", "byte")),
+    )
+)
+
+OPEN_SNAPSHOT_TXNS = _register(
+    FactTable(
+        "snapshot_open_txns",
+        "Producers that a producer-state snapshot recorded with an open transaction.",
+        {
+            "topic": "topic", "partition": "partition", "producer_id": "producer id",
+            "producer_epoch": "epoch", "first_offset": "currentTxnFirstOffset",
+            "snapshot_offset": "snapshot offset (file name)", "last_time": "last write time",
+            "closed_in_evidence": "a marker for this producer after first_offset is in the data evidence",
+            "age_ms": "--now (or the end of the data evidence) minus last_time; -1 unknown",
+            "max_timeout_ms": "broker transaction.max.timeout.ms in effect",
+            "file_id": "input", "line": "line", "byte": "byte offset",
+        },
+        ("last_time", "last_time"),
+        (("file_id", "line", "byte"),),
+    )
+)
+
+PARTITION_GAPS = _register(
+    FactTable(
+        "prepared_partitions",
+        "One row per partition listed in a prepared transaction in __transaction_state, joined with "
+        "the data evidence of that partition.",
+        {
+            "transactional_id": "transactional.id", "producer_id": "producer id", "producer_epoch": "epoch",
+            "topic": "topic", "partition": "partition",
+            "prepare_state": "PrepareCommit or PrepareAbort", "prepare_time": "time of the Prepare* record",
+            "marker_seen": "the data evidence has this producer's marker after the prepare",
+            "covered": "the data evidence of this partition extends past prepare_time",
+            "first_offset": "first offset of the producer's open span on this partition; -1",
+            "partition_end_time": "last time seen on the partition",
+            "file_id": "input", "line": "line", "byte": "byte offset",
+        },
+        ("prepare_time", "partition_end_time"),
+        (("file_id", "line", "byte"),),
+    )
+)

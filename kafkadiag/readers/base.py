@@ -1,0 +1,67 @@
+"""What every reader shares: the per-input report and the context a reader fills while it reads.
+
+A reader is a function ``read(stream, ctx) -> Iterator[tuple[str, pandas.DataFrame]]``: it
+consumes a binary stream, yields chunks of event-table rows (table name from
+``kafkadiag.tables.EVENT_TABLES``, frame built with that schema), and records in ``ctx`` what it
+saw (kind, Kafka era, line count, skipped lines by reason). Readers never raise on bad content:
+an unreadable line is a counted skip.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ReadOptions:
+    """User choices that change how inputs are read."""
+
+    partition: str | None = None  # --partition TOPIC-N: topic-partition when no `Dumping` line says
+    chunk_rows: int = 65536  # rows per yielded chunk (memory stays flat)
+
+
+@dataclass
+class InputReport:
+    """What the report says about one input: how it was understood and what was skipped."""
+
+    path: str
+    kinds: list[str] = field(default_factory=list)  # e.g. ["dump-log/data", "dump-log/transaction-state"]
+    era: str = ""  # Kafka version range the text shapes imply, e.g. "3.3+" or "2.2-2.7"
+    lines: int = 0
+    skipped: int = 0
+    skip_reasons: Counter = field(default_factory=Counter)
+    error: str = ""  # set when the input could not be read at all (missing, truncated .gz, ...)
+
+    @property
+    def kind(self) -> str:
+        return ",".join(self.kinds) if self.kinds else "unknown"
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "kind": self.kind,
+            "era": self.era,
+            "lines": self.lines,
+            "skipped": self.skipped,
+            "skip_reasons": dict(sorted(self.skip_reasons.items())),
+            **({"error": self.error} if self.error else {}),
+        }
+
+
+@dataclass
+class ReadContext:
+    """Mutable state of one input while it is read."""
+
+    file_id: int
+    path: str  # as the user named it (display path)
+    options: ReadOptions
+    report: InputReport
+
+    def skip(self, reason: str, n: int = 1) -> None:
+        self.report.skipped += n
+        self.report.skip_reasons[reason] += n
+
+    def saw_kind(self, kind: str) -> None:
+        if kind not in self.report.kinds:
+            self.report.kinds.append(kind)

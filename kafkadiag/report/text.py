@@ -1,0 +1,122 @@
+"""Human-readable report with rich: a summary line, findings by severity, evidence, fixes.
+
+On a terminal it is coloured; piped, rich falls back to plain text, so the same renderer serves
+an on-call terminal and a log file.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from rich.console import Console, Group
+from rich.markup import escape
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from ..findings import Finding, iso_time
+from .model import SIDE_FILES, Report, properties_snippet
+
+STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def render_text(report: Report, out: TextIO, color: bool | None = None, width: int | None = None) -> None:
+    console = Console(file=out, force_terminal=color, no_color=color is False, width=width or (None if color else 120),
+                      highlight=False, soft_wrap=False)
+    counts = report.counts()
+    stats = report.stats
+    head = Text()
+    if report.findings:
+        head.append(f"{len(report.findings)} finding(s): ", style="bold")
+        head.append(f"{counts['error']} error", style=STYLE["error"] if counts["error"] else "")
+        head.append(", ")
+        head.append(f"{counts['warning']} warning", style=STYLE["warning"] if counts["warning"] else "")
+        head.append(f", {counts['info']} info")
+    else:
+        head.append("No findings.", style="bold green")
+    if stats:
+        head.append(
+            f"  —  {stats.get('transactions', 0)} transactions on {stats.get('partitions', 0)} partitions "
+            f"({stats.get('committed', 0)} committed, {stats.get('aborted', 0)} aborted, {stats.get('open', 0)} open), "
+            f"{stats.get('transactional_ids', 0)} transactional ids"
+        )
+    console.print(head)
+    _inputs(console, report)
+    for severity in ("error", "warning", "info"):
+        group = [f for f in report.findings if f.severity == severity]
+        if not group:
+            continue
+        console.print()
+        console.rule(Text(f"{severity.upper()} ({len(group)})", style=STYLE[severity]), align="left")
+        for finding in group:
+            console.print(_finding(finding))
+    all_recs = [r for f in report.findings for r in f.recommendations]
+    if all_recs:
+        console.print()
+        console.rule(Text("Config changes", style="bold"), align="left")
+        for side, lines in properties_snippet(all_recs).items():
+            console.print(Text(f"# {SIDE_FILES.get(side, side)}", style="dim"))
+            for line in lines:
+                console.print(line, markup=False)
+    for note in report.notes:
+        console.print(Text(f"note: {note}", style="dim"))
+
+
+def _inputs(console: Console, report: Report) -> None:
+    if not report.inputs:
+        return
+    table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
+    for col in ("input", "kind", "era", "lines", "skipped"):
+        table.add_column(col, justify="right" if col in ("lines", "skipped") else "left", overflow="fold")
+    for item in report.inputs:
+        kind = item.get("error") or item.get("kind", "")
+        table.add_row(escape(item["path"]), escape(kind), item.get("era", ""), str(item.get("lines", "")), str(item.get("skipped", "")))
+    console.print(table)
+    defaults = [c["key"] for c in report.config if c.get("default")]
+    given = [f"{c['key']}={c['value']} ({c['source']})" for c in report.config if not c.get("default")]
+    if given:
+        console.print(Text("config: " + ", ".join(given), style="dim"))
+    if defaults:
+        console.print(Text("defaults assumed (pass --config to use yours): " + ", ".join(defaults), style="dim"))
+
+
+def _finding(f: Finding) -> Panel:
+    parts: list = []
+    subject = ", ".join(
+        f"{k}={v}" for k, v in f.subject.to_json().items() if v is not None and v != ""
+    )
+    window = ""
+    if f.window_start is not None or f.window_end is not None:
+        window = f"{iso_time(f.window_start) or '?'} → {iso_time(f.window_end) or '?'}"
+    meta = Text()
+    meta.append(f"{f.category}", style="dim")
+    if subject:
+        meta.append(f"  {subject}")
+    if window:
+        meta.append(f"  [{window}]", style="dim")
+    parts.append(meta)
+    parts.append(Text(f.message))
+    if f.evidence:
+        parts.append(Text("Evidence:", style="bold"))
+        for ev in f.evidence:
+            loc = f"{ev.file}:{ev.line}" if ev.line else ev.file
+            line = Text("  ")
+            line.append(loc, style="dim")
+            line.append("  " + ev.text)
+            parts.append(line)
+    if f.recommendations:
+        parts.append(Text("Fix:", style="bold"))
+        for side, lines in properties_snippet(f.recommendations).items():
+            parts.append(Text(f"  # {SIDE_FILES.get(side, side)}", style="dim"))
+            for line in lines:
+                parts.append(Text("  " + line))
+        for rec in f.recommendations:
+            parts.append(Text(f"  ({rec.config}: {rec.reason})", style="dim"))
+    if f.runbook:
+        parts.append(Text("Runbook:", style="bold"))
+        for i, step in enumerate(f.runbook, 1):
+            parts.append(Text(f"  {i}. {step}"))
+    title = Text()
+    title.append(f"{f.rule} ", style=STYLE.get(f.severity, ""))
+    title.append(f.title, style="bold")
+    return Panel(Group(*parts), title=title, title_align="left", border_style=STYLE.get(f.severity, ""), expand=True)

@@ -328,3 +328,16 @@ def recommend_expiration(idle_ms: int, current_ms: int) -> int:
         return 0
     wanted = -(-(idle_ms * 5 // 4) // DAY_MS) * DAY_MS
     return int(min(MAX_EXPIRATION_MS, max(current_ms, wanted)))
+
+
+def recommend_timeout_array(longest_ms: np.ndarray) -> np.ndarray:
+    """Vectorised recommend_timeout."""
+    wanted = np.maximum(60_000, -(-2 * longest_ms // 10_000) * 10_000)
+    return np.where(longest_ms < 0, 0, wanted).astype(np.int64)
+
+
+def recommend_expiration_array(idle_ms: np.ndarray, current_ms: int) -> np.ndarray:
+    """Vectorised recommend_expiration."""
+    wanted = -(-(idle_ms * 5 // 4) // DAY_MS) * DAY_MS
+    out = np.minimum(MAX_EXPIRATION_MS, np.maximum(current_ms, wanted))
+    return np.where(idle_ms < 0, 0, out).astype(np.int64)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .batch_stream import MARKER_NAMES
-from .coordinator import recommend_expiration, recommend_timeout
+from .coordinator import recommend_expiration_array, recommend_timeout_array
 from .registry import SPANS
 
 
@@ -87,27 +87,31 @@ def build_spans(
     s["duration_ms"] = np.where((s["first_time"] >= 0) & (s["end_time"] >= 0), s["end_time"] - s["first_time"], -1)
 
     # Coordinator evidence: transactional.id, timeout and the coordinator's own verdict per (pid, epoch).
-    coord = coordinator_txns
-    tid_by_pid: dict[int, str] = {}
-    coord_protocol: dict[int, str] = {}
-    by_epoch: dict[tuple[int, int], tuple[str, int, str, str]] = {}
-    if coord is not None and not coord.empty:
-        for row in coord.itertuples(index=False):
-            tid_by_pid.setdefault(int(row.producer_id), row.transactional_id)
-            coord_protocol.setdefault(int(row.producer_id), row.protocol)
-            by_epoch[(int(row.producer_id), int(row.producer_epoch))] = (
-                row.transactional_id, int(row.timeout_ms), row.ended_by, row.cause,
-            )
-    keys = list(zip(s["producer_id"].tolist(), s["producer_epoch"].tolist()))
-    matched = [by_epoch.get(k) for k in keys]
-    s["coordinator_seen"] = [m is not None for m in matched]
-    s["transactional_id"] = [m[0] if m else tid_by_pid.get(k[0], "") for m, k in zip(matched, keys)]
     default_timeout = int(config["transaction.timeout.ms"])
     timeout_source = "default" if config_is_default.get("transaction.timeout.ms", True) else "config"
-    s["timeout_ms"] = [m[1] if m and m[1] > 0 else default_timeout for m in matched]
-    s["timeout_source"] = [("coordinator" if m and m[1] > 0 else timeout_source) for m in matched]
-    coord_end = [m[2] if m else "" for m in matched]
-    coord_cause = [m[3] if m else "" for m in matched]
+    coord_protocol: dict[int, str] = {}
+    s["transactional_id"] = ""
+    s["coordinator_seen"] = False
+    s["timeout_ms"] = default_timeout
+    s["timeout_source"] = timeout_source
+    s["coord_end"] = ""
+    s["coord_cause"] = ""
+    if coordinator_txns is not None and not coordinator_txns.empty:
+        coord = coordinator_txns.drop_duplicates(["producer_id", "producer_epoch"], keep="last")
+        coord_protocol = dict(zip(coord["producer_id"].astype(np.int64), coord["protocol"]))
+        tid_by_pid = coord.drop_duplicates("producer_id").set_index("producer_id")["transactional_id"]
+        joined = s[["producer_id", "producer_epoch"]].merge(
+            coord[["producer_id", "producer_epoch", "transactional_id", "timeout_ms", "ended_by", "cause"]],
+            on=["producer_id", "producer_epoch"], how="left",
+        )
+        seen = joined["transactional_id"].notna().to_numpy()
+        s["coordinator_seen"] = seen
+        s["transactional_id"] = joined["transactional_id"].fillna(s["producer_id"].map(tid_by_pid)).fillna("").to_numpy()
+        known_timeout = seen & (joined["timeout_ms"].fillna(0).to_numpy() > 0)
+        s["timeout_ms"] = np.where(known_timeout, joined["timeout_ms"].fillna(0).to_numpy(np.int64), default_timeout)
+        s["timeout_source"] = np.where(known_timeout, "coordinator", timeout_source)
+        s["coord_end"] = joined["ended_by"].fillna("").to_numpy()
+        s["coord_cause"] = joined["cause"].fillna("").to_numpy()
 
     protocols = protocol_by_producer(s, coord_protocol, v2_possible)
     s["protocol"] = s["producer_id"].map(protocols).fillna("unknown")
@@ -130,63 +134,60 @@ def build_spans(
     s["zombie"] = (s["first_time"] >= 0) & (s["producer_epoch"] >= 0) & (s["producer_epoch"] < prev_top) & (s["batches"] > 0)
 
     # Who ended each transaction, and why.
-    s = _ended_by(s, dict(zip(keys, zip(coord_end, coord_cause))))
+    s = _ended_by(s)
 
-    s["partition_end_time"] = [
-        int(now_ms) if now_ms is not None else int(partition_end.get(int(t), -1)) for t in s["tp"].tolist()
-    ]
+    if now_ms is not None:
+        s["partition_end_time"] = int(now_ms)
+    else:
+        s["partition_end_time"] = s["tp"].map(pd.Series(partition_end, dtype=np.int64)).fillna(-1).astype(np.int64)
     open_ = s["state"] == "open"
     s["age_ms"] = np.where(open_ & (s["first_time"] >= 0) & (s["partition_end_time"] >= 0), s["partition_end_time"] - s["first_time"], -1)
 
-    max_timeout = int(config["transaction.max.timeout.ms"])
     committed_long = s[s["state"] == "committed"].groupby("producer_id")["duration_ms"].max()
     timed_out = s[s["cause"] == "timeout"].groupby("producer_id")["timeout_ms"].max()
     wanted = pd.concat([committed_long, timed_out], axis=1).max(axis=1)
-    s["recommended_timeout_ms"] = [recommend_timeout(int(wanted.get(p, -1)), max_timeout) for p in s["producer_id"].tolist()]
+    longest = s["producer_id"].map(wanted).fillna(-1).to_numpy(np.int64)
+    s["recommended_timeout_ms"] = recommend_timeout_array(longest)
     expiration = int(config["transactional.id.expiration.ms"])
-    s["recommended_expiration_ms"] = [recommend_expiration(int(i), expiration) for i in s["idle_before_ms"].tolist()]
+    s["recommended_expiration_ms"] = recommend_expiration_array(s["idle_before_ms"].to_numpy(np.int64), expiration)
     s["marker_file_id"] = s["marker_file_id"].where(s["marker_offset"] >= 0, -1)
     out = s[list(SPANS.columns)].copy()
     return out.sort_values(["topic", "partition", "first_offset", "producer_id"], kind="stable").reset_index(drop=True)
 
 
-def _ended_by(s: pd.DataFrame, coordinator: Mapping[tuple[int, int], tuple[str, str]]) -> pd.DataFrame:
-    ended_by: list[str] = []
-    cause: list[str] = []
-    for row in s[["producer_id", "producer_epoch", "state", "marker_code", "epoch_bump", "duration_ms",
-                  "timeout_ms", "next_epoch", "marker_epoch", "protocol", "next_gap_ms"]].itertuples(index=False):
-        if row.state == "open":
-            ended_by.append("")
-            cause.append("")
-            continue
-        verdict = coordinator.get((row.producer_id, row.producer_epoch), ("", ""))
-        if verdict[0] == "coordinator":
-            ended_by.append("coordinator")
-            cause.append(verdict[1])
-            continue
-        if verdict[0] == "client":
-            ended_by.append("producer")
-            cause.append("")
-            continue
-        if row.marker_code == 1:
-            ended_by.append("producer")
-            cause.append("")
-            continue
-        timed_out = row.duration_ms >= 0 and row.duration_ms >= row.timeout_ms
-        new_instance = row.next_epoch > row.marker_epoch >= 0
-        by_coordinator = (row.protocol == "v1" and row.epoch_bump > 0) or (row.protocol != "v1" and row.marker_code == 2 and timed_out)
-        if row.protocol != "v1" and row.marker_code == 2 and not timed_out and new_instance and 0 <= row.next_gap_ms <= 30_000:
-            by_coordinator = True
-        if by_coordinator:
-            ended_by.append("coordinator")
-            cause.append("timeout" if timed_out else ("new-instance" if new_instance else "coordinator-abort"))
-        elif row.marker_code in (2,) or (row.marker_code == 3 and row.protocol == "v1"):
-            ended_by.append("producer")
-            cause.append("")
-        else:
-            ended_by.append("unknown")
-            cause.append("")
+def _ended_by(s: pd.DataFrame) -> pd.DataFrame:
+    """Who ended each span (producer / coordinator / unknown) and why the coordinator did.
+
+    The coordinator's own records decide when present. Otherwise: under v1 only the coordinator
+    writes a marker at a bumped epoch; under v2 every marker is bumped, so an abort counts as the
+    coordinator's only when the transaction outlived its timeout or a new instance (higher epoch)
+    followed within 30 s.
+    """
+    open_ = (s["state"] == "open").to_numpy()
+    code = s["marker_code"].to_numpy()
+    v1 = (s["protocol"] == "v1").to_numpy()
+    duration = s["duration_ms"].to_numpy()
+    timed_out = (duration >= 0) & (duration >= s["timeout_ms"].to_numpy())
+    marker_epoch = s["marker_epoch"].to_numpy()
+    new_instance = (s["next_epoch"].to_numpy() > marker_epoch) & (marker_epoch >= 0)
+    gap = s["next_gap_ms"].to_numpy()
+    abort = code == 2
+    by_coordinator = (v1 & (s["epoch_bump"].to_numpy() > 0)) | (~v1 & abort & timed_out) | (
+        ~v1 & abort & new_instance & (gap >= 0) & (gap <= 30_000)
+    )
+    coord_end = s["coord_end"].to_numpy()
+    coord_cause = s["coord_cause"].to_numpy()
+    said_coordinator = coord_end == "coordinator"
+    said_client = coord_end == "client"
     s = s.copy()
-    s["ended_by"] = ended_by
-    s["cause"] = cause
+    s["ended_by"] = np.select(
+        [open_, said_coordinator, said_client, code == 1, by_coordinator, abort | ((code == 3) & v1)],
+        ["", "coordinator", "producer", "producer", "coordinator", "producer"],
+        default="unknown",
+    )
+    s["cause"] = np.select(
+        [open_, said_coordinator, said_client, code == 1, by_coordinator & timed_out, by_coordinator & new_instance, by_coordinator],
+        ["", coord_cause, "", "", "timeout", "new-instance", "coordinator-abort"],
+        default="",
+    )
     return s

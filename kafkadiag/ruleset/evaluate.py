@@ -1,0 +1,236 @@
+"""Run rules over fact tables and turn matching rows (or groups of rows) into Findings.
+
+Conditions are evaluated as whole-column masks; only matched rows are copied out and turned into
+Python objects. Output order is fixed by ``Finding.sort_key`` (rows are pre-sorted by window,
+subject and evidence, so ties resolve the same way whatever order the input rows came in), and
+finding ids ``<rule>#<n>`` are numbered in that order.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from pandas.api import types as ptypes
+
+from ..facts.registry import FACT_TABLES, SUBJECT_COLUMNS
+from ..findings import Evidence, Finding, Recommendation, Subject
+from .conditions import ConditionError, condition_mask
+from .config import ConfigView
+from .errors import RuleError
+from .model import Rule, TableSpec, condition_fields
+from .templates import Placeholder, RenderContext, Template, plain, is_unknown
+
+EvidenceRef = tuple[int, int, int]  # (file_id, line, byte)
+EvidenceResolver = Callable[[list[EvidenceRef]], list[Evidence]]
+_INT_SUBJECT = {"producer_id", "producer_epoch", "partition"}
+
+
+def evaluate(
+    rules: Iterable[Rule],
+    tables: Mapping[str, pd.DataFrame],
+    config: Mapping[str, object],
+    evidence_resolver: EvidenceResolver,
+    max_evidence: int = 6,
+    *,
+    config_defaults: Mapping[str, object] | None = None,
+) -> list[Finding]:
+    """Findings of every rule whose table is in ``tables`` (absent or empty tables yield none).
+
+    ``config`` is the effective configuration; keys it lacks are read from ``config_defaults``.
+    ``evidence_resolver`` is called once per finding with at most ``max_evidence`` distinct
+    (file_id, line, byte) references in log order and returns the Evidence to show for them.
+    Raises RuleError when a condition cannot be evaluated (type mismatch, config key with no value).
+    """
+    cfg = ConfigView(config, config_defaults)
+    findings: list[Finding] = []
+    for rule in rules:
+        frame = tables.get(rule.table)
+        if frame is None or len(frame) == 0:
+            continue
+        try:
+            findings.extend(rule_findings(rule, frame, cfg, evidence_resolver, max_evidence))
+        except ConditionError as exc:
+            raise RuleError(f"{rule.source}: {exc} (rule {rule.id})") from None
+    findings.sort(key=Finding.sort_key)
+    counters: dict[str, int] = {}
+    for finding in findings:
+        counters[finding.rule] = counters.get(finding.rule, 0) + 1
+        finding.id = f"{finding.rule}#{counters[finding.rule]}"
+    return findings
+
+
+def rule_findings(
+    rule: Rule,
+    frame: pd.DataFrame,
+    config: ConfigView,
+    evidence_resolver: EvidenceResolver,
+    max_evidence: int = 6,
+) -> list[Finding]:
+    """Findings of one rule over its table, unsorted and without ids."""
+    spec = rule.table_spec if rule.table_spec is not None else FACT_TABLES[rule.table]
+    mask = condition_mask(rule.when, frame, config)
+    if not mask.any():
+        return []
+    matched = _matched_rows(rule, spec, frame, np.flatnonzero(mask))
+    rec_masks = [
+        condition_mask(r.when, matched, config) if r.when is not None else np.ones(len(matched), dtype=bool)
+        for r in rule.recommendations
+    ]
+    data = {c: matched[c].tolist() for c in matched.columns}
+    if rule.group_by:
+        grouped = matched.groupby(list(rule.group_by), sort=False, dropna=False)
+        groups: Iterable[Sequence[int]] = grouped.indices.values()
+    else:
+        groups = ([i] for i in range(len(matched)))
+    list_fields = _list_fields(rule)
+    return [
+        _finding(rule, spec, data, list(positions), rec_masks, list_fields, config, evidence_resolver, max_evidence)
+        for positions in groups
+    ]
+
+
+def _templates(rule: Rule) -> list[Template]:
+    out = [rule.message, *rule.runbook]
+    for rec in rule.recommendations:
+        out += [rec.value, rec.reason]
+    return out
+
+
+def _list_fields(rule: Rule) -> set[str]:
+    return {
+        p.name
+        for t in _templates(rule)
+        for p in t.parts
+        if isinstance(p, Placeholder) and p.kind == "field" and p.filter == "list"
+    }
+
+
+def _matched_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """The matched rows with only the columns findings need, in a deterministic order."""
+    wanted: list[str] = list(rule.group_by)
+    wanted += [c for c in SUBJECT_COLUMNS if c in spec.columns]
+    wanted += list(spec.window)
+    wanted += [c for triple in spec.evidence for c in triple]
+    for t in _templates(rule):
+        wanted += sorted(t.fields())
+    for rec in rule.recommendations:
+        wanted += sorted(condition_fields(rec.when))
+    cols = [c for c in dict.fromkeys(wanted) if c in frame.columns]
+    matched = frame.iloc[rows, [frame.columns.get_loc(c) for c in cols]].reset_index(drop=True)
+    evidence_cols = [c for triple in spec.evidence for c in triple]
+    order = [c for c in [spec.window[0], *SUBJECT_COLUMNS, *evidence_cols] if c in matched.columns]
+    keys = pd.DataFrame({f"k{i}": _sort_key(matched[c]) for i, c in enumerate(dict.fromkeys(order))})
+    try:
+        positions = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
+    except TypeError:
+        return matched
+    return matched.iloc[positions].reset_index(drop=True)
+
+
+def _sort_key(series: pd.Series) -> pd.Series:
+    """Unknown (-1) numbers sort after known ones."""
+    if ptypes.is_numeric_dtype(series.dtype) and not ptypes.is_bool_dtype(series.dtype):
+        return series.where(series != -1)
+    return series
+
+
+def _finding(
+    rule: Rule,
+    spec: TableSpec,
+    data: Mapping[str, list],
+    positions: list[int],
+    rec_masks: list[np.ndarray],
+    list_fields: set[str],
+    config: ConfigView,
+    evidence_resolver: EvidenceResolver,
+    max_evidence: int,
+) -> Finding:
+    first = positions[0]
+    group = {c: [data[c][i] for i in positions] for c in list_fields if c in data} if rule.group_by else None
+    ctx = _context(data, first, config, len(positions), group)
+    refs = _evidence_refs(spec, data, positions, max_evidence)
+    start_col, end_col = spec.window
+    starts = _known_ints(data.get(start_col, ()), positions)
+    ends = _known_ints(data.get(end_col, ()), positions)
+    return Finding(
+        rule=rule.id,
+        category=rule.category,
+        severity=rule.severity,
+        title=rule.title,
+        message=rule.message.render(ctx),
+        subject=Subject(**{c: _subject_value(c, data[c], positions) for c in SUBJECT_COLUMNS if c in data}),
+        window_start=min(starts) if starts else None,
+        window_end=max(ends) if ends else None,
+        evidence=list(evidence_resolver(refs)) if refs else [],
+        recommendations=_recommendations(rule, data, positions, rec_masks, ctx, config, group),
+        runbook=[step.render(ctx) for step in rule.runbook],
+        references=list(rule.references),
+    )
+
+
+def _context(
+    data: Mapping[str, list], row: int, config: ConfigView, count: int, group: Mapping | None
+) -> RenderContext:
+    return RenderContext({c: values[row] for c, values in data.items()}, config, count, group)
+
+
+def _recommendations(
+    rule: Rule,
+    data: Mapping[str, list],
+    positions: list[int],
+    rec_masks: list[np.ndarray],
+    ctx: RenderContext,
+    config: ConfigView,
+    group: Mapping | None,
+) -> list[Recommendation]:
+    """Recommendations whose ``when`` holds for some row of the finding, rendered from that row."""
+    out = []
+    for spec, mask in zip(rule.recommendations, rec_masks):
+        hit = next((i for i in positions if mask[i]), None)
+        if hit is None:
+            continue
+        rctx = ctx if hit == positions[0] else _context(data, hit, config, len(positions), group)
+        out.append(Recommendation(spec.side, spec.config, spec.value.render(rctx), spec.reason.render(rctx)))
+    return out
+
+
+def _known_ints(values: Sequence[object], positions: list[int]) -> list[int]:
+    if not values:
+        return []
+    out = []
+    for i in positions:
+        v = plain(values[i])
+        if not is_unknown(v) and isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.append(int(v))
+    return out
+
+
+def _subject_value(column: str, values: list, positions: list[int]) -> object:
+    """The group's common value of a subject column; None when unknown or when rows disagree."""
+    seen = {plain(values[i]) for i in positions}
+    if len(seen) != 1:
+        return None
+    value = seen.pop()
+    if is_unknown(value):
+        return None
+    if column in _INT_SUBJECT and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value)
+    return value if column in _INT_SUBJECT else str(value)
+
+
+def _evidence_refs(spec: TableSpec, data: Mapping[str, list], positions: list[int], cap: int) -> list[EvidenceRef]:
+    """Distinct (file_id, line, byte) references of the rows, in log order, at most ``cap``."""
+    refs: set[EvidenceRef] = set()
+    for file_col, line_col, byte_col in spec.evidence:
+        if file_col not in data or byte_col not in data:
+            continue
+        files, bytes_, lines = data[file_col], data[byte_col], data.get(line_col)
+        for i in positions:
+            f, b = plain(files[i]), plain(bytes_[i])
+            if is_unknown(f) or is_unknown(b):
+                continue
+            line = plain(lines[i]) if lines is not None else -1
+            refs.add((int(f), -1 if is_unknown(line) else int(line), int(b)))  # type: ignore[arg-type]
+    return sorted(refs, key=lambda r: (r[0], r[2], r[1]))[: max(cap, 0)]

@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""Throughput benchmark: `kafkadiag analyze` against `grep -c` on a large simulated dump.
+
+    python benchmarks/run.py [--size 1GB] [--era 3.3] [--seed 1] [--keep]
+
+Builds the dump with the simulator (or reuses a kept one under benchmarks/out/), times
+`grep -c endTxnMarker FILE` (best of 3) and `kafkadiag analyze --format json FILE` (best of 2,
+output to /dev/null), measures kafkadiag's peak RSS, prints a table and writes
+benchmarks/out/results.json. Exit status: 0 all targets met, 1 a target missed or kafkadiag
+missing/failing, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out"
+if str(HERE) not in sys.path:
+    sys.path.insert(0, str(HERE))
+
+from kafkasim import generate_bulk, get_era, parse_size  # noqa: E402
+
+MAX_RATIO = 6.0  # kafkadiag may take at most 6x as long as grep -c
+MAX_RSS_MB = 300.0
+GENERATOR_FORMAT = "kafkadiag-sim-bulk/1"
+
+
+@dataclass
+class Run:
+    """One timed child process."""
+
+    seconds: float
+    returncode: int
+    max_rss_mb: float
+    stderr: str = ""
+    stdout: str = ""
+
+
+def run_timed(cmd: list[str], devnull: bool = True) -> Run:
+    """Run `cmd`, return wall time, exit code, this child's own peak RSS (wait4) and its output.
+
+    GNU grep stops at the first match when its stdout is /dev/null, so grep writes to a file.
+    """
+    with tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL if devnull else out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        out.seek(0)
+        tail = err.read()[-4000:].decode("utf-8", "replace")
+        stdout = out.read(4000).decode("utf-8", "replace")
+    return Run(seconds, proc.returncode, usage.ru_maxrss / 1024.0, tail, stdout)
+
+
+def best_of(cmd: list[str], n: int, devnull: bool = True) -> tuple[Run, list[Run]]:
+    """Best wall time of n runs; stops early when a run fails."""
+    runs = []
+    for _ in range(n):
+        r = run_timed(cmd, devnull)
+        runs.append(r)
+        if r.returncode not in (0, 1):
+            break
+    return min(runs, key=lambda r: r.seconds), runs
+
+
+def dump_path(era: str, size: int, seed: int) -> Path:
+    return OUT / f"bulk-{era}-{size}-seed{seed}.txt"
+
+
+def cached_summary(path: Path, era: str, size: int, seed: int) -> dict | None:
+    """The generator summary of a kept dump, if it matches what is asked for."""
+    meta = Path(str(path) + ".expected.json")
+    if not (path.exists() and meta.exists()):
+        return None
+    try:
+        s = json.loads(meta.read_text())
+    except ValueError:
+        return None
+    same = (s.get("format") == GENERATOR_FORMAT and s.get("era") == era and s.get("seed") == seed
+            and s.get("requested_bytes") == size and s.get("bytes") == path.stat().st_size)
+    return s if same else None
+
+
+def ensure_dump(era: str, size: int, seed: int) -> tuple[Path, dict, bool]:
+    """Reuse a kept dump or generate a new one; returns (path, summary, reused)."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    path = dump_path(era, size, seed)
+    summary = cached_summary(path, era, size, seed)
+    if summary is not None:
+        print(f"reusing {path.relative_to(HERE.parent)} ({summary['bytes'] / 1e6:,.0f} MB)")
+        return path, summary, True
+    print(f"generating {size / 1e6:,.0f} MB dump (era {era}, seed {seed}) ...", flush=True)
+    summary = generate_bulk(path, size, era=era, seed=seed)
+    print(f"  {summary['bytes'] / 1e6:,.0f} MB in {summary['seconds']:.1f}s ({summary['mb_per_s']} MB/s)")
+    return path, summary, False
+
+
+def find_kafkadiag() -> str | None:
+    """`kafkadiag` on PATH, else next to this interpreter (a venv's bin/)."""
+    found = shutil.which("kafkadiag")
+    if found:
+        return found
+    local = Path(sys.executable).parent / "kafkadiag"
+    return str(local) if local.exists() else None
+
+
+def measure(path: Path) -> dict:
+    """Time grep and kafkadiag on the dump; raises SystemExit(1) when kafkadiag cannot run."""
+    grep, _ = best_of(["grep", "-c", "endTxnMarker", str(path)], 3, devnull=False)
+    if grep.returncode not in (0, 1) or not grep.stdout.strip().isdigit():
+        sys.exit(f"grep failed (exit {grep.returncode}): {grep.stderr.strip()}")
+    exe = find_kafkadiag()
+    if exe is None:
+        print("FAIL: the `kafkadiag` command was not found (install the package: pip install -e .)", file=sys.stderr)
+        sys.exit(1)
+    best, runs = best_of([exe, "analyze", "--format", "json", str(path)], 2)
+    failed = [r for r in runs if r.returncode not in (0, 1)]
+    if failed:
+        r = failed[0]
+        print(f"FAIL: `kafkadiag analyze --format json {path.name}` exited with {r.returncode}", file=sys.stderr)
+        print(r.stderr.rstrip()[-2000:], file=sys.stderr)
+        sys.exit(1)
+    return {"grep": grep, "grep_count": int(grep.stdout.strip()), "kafkadiag": best,
+            "kafkadiag_rss_mb": max(r.max_rss_mb for r in runs), "kafkadiag_exit": best.returncode}
+
+
+def results_doc(path: Path, summary: dict, m: dict, reused: bool) -> dict:
+    """results.json: sizes, times, throughput, ratio, RSS, targets and verdicts."""
+    size = path.stat().st_size
+    mb = size / 1e6
+    grep, kd = m["grep"], m["kafkadiag"]
+    ratio = kd.seconds / max(grep.seconds, 1e-9)
+    rss = m["kafkadiag_rss_mb"]
+    return {
+        "file": str(path.relative_to(HERE.parent)), "bytes": size, "mb": round(mb, 1), "reused_dump": reused,
+        "era": summary["era"], "seed": summary["seed"],
+        "generator": {"seconds": summary["seconds"], "mb_per_s": summary["mb_per_s"]},
+        "grep": {"command": "grep -c endTxnMarker FILE", "runs": 3, "seconds": round(grep.seconds, 3),
+                 "mb_per_s": round(mb / max(grep.seconds, 1e-9), 1), "count": m["grep_count"],
+                 "true_markers": summary.get("endTxnMarker_lines")},
+        "kafkadiag": {"command": "kafkadiag analyze --format json FILE", "runs": 2, "seconds": round(kd.seconds, 3),
+                      "mb_per_s": round(mb / max(kd.seconds, 1e-9), 1), "exit_code": m["kafkadiag_exit"],
+                      "peak_rss_mb": round(rss, 1)},
+        "ratio": round(ratio, 2),
+        "targets": {"max_ratio": MAX_RATIO, "max_rss_mb": MAX_RSS_MB},
+        "pass": {"ratio": ratio <= MAX_RATIO, "rss": rss <= MAX_RSS_MB, "all": ratio <= MAX_RATIO and rss <= MAX_RSS_MB},
+        "host": {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()},
+    }
+
+
+def print_table(r: dict) -> None:
+    ok = {True: "pass", False: "FAIL"}
+    rows = [
+        ("dump", f"{r['mb']:,.1f} MB", f"era {r['era']}" + (" (reused)" if r["reused_dump"] else "")),
+        ("grep -c endTxnMarker", f"{r['grep']['seconds']:.2f} s", f"{r['grep']['mb_per_s']:,.1f} MB/s"),
+        ("kafkadiag analyze", f"{r['kafkadiag']['seconds']:.2f} s", f"{r['kafkadiag']['mb_per_s']:,.1f} MB/s"),
+        ("ratio kafkadiag/grep", f"{r['ratio']:.2f}", f"target <= {MAX_RATIO:g}: {ok[r['pass']['ratio']]}"),
+        ("kafkadiag peak RSS", f"{r['kafkadiag']['peak_rss_mb']:,.0f} MB",
+         f"target <= {MAX_RSS_MB:g} MB: {ok[r['pass']['rss']]}"),
+    ]
+    width = max(len(a) for a, _, _ in rows)
+    for a, b, c in rows:
+        print(f"  {a:<{width}}  {b:>12}  {c}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--size", default="1GB", help="dump size (default 1GB)")
+    p.add_argument("--era", default="3.3", help="Kafka era of the dump text (default 3.3)")
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--keep", action="store_true", help="keep the dump under benchmarks/out/ for later runs")
+    args = p.parse_args(argv)
+    try:
+        size, _ = parse_size(args.size), get_era(args.era)
+    except (KeyError, ValueError) as exc:
+        print(f"run.py: {exc}", file=sys.stderr)
+        return 2
+    path, summary, reused = ensure_dump(args.era, size, args.seed)
+    try:
+        m = measure(path)
+        r = results_doc(path, summary, m, reused)
+    finally:
+        if not (args.keep or reused):
+            path.unlink(missing_ok=True)
+            Path(str(path) + ".expected.json").unlink(missing_ok=True)
+    (OUT / "results.json").write_text(json.dumps(r, indent=1) + "\n")
+    print_table(r)
+    print(f"results: {(OUT / 'results.json').relative_to(HERE.parent)}")
+    return 0 if r["pass"]["all"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

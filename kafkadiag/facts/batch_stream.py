@@ -199,6 +199,8 @@ class BatchStream:
             )
         expected = (prev["last_sequence"] + 1) % SEQ_MODULUS
         broken = has_prev & (prev["epoch"] == d["producer_epoch"]) & (d["base_sequence"] != expected)
+        # 0.11.0.0-0.11.0.1 deep dumps print no epoch: a restart (new epoch, sequence 0) looks like a reset.
+        broken &= ~((d["producer_epoch"] < 0) & (d["base_sequence"] == 0))
         if not broken.any():
             return
         idx = np.flatnonzero(broken)

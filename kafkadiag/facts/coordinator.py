@@ -130,6 +130,9 @@ def build_coordinator_facts(
         max_idle = -1
         idle_end = -1
         new_pid_after_idle = False
+        expired_since = False
+        rest_time = -1
+        live_pid = -1
         prev_state: str | None = None
         prev_k = -1
         pid_switches = 0
@@ -158,17 +161,22 @@ def build_coordinator_facts(
                     "prev_file_id": int(cols["file_id"][prev_k]), "prev_line": int(cols["line"][prev_k]), "prev_byte": int(cols["byte"][prev_k]),
                     "file_id": int(cols["file_id"][k]), "line": int(cols["line"][k]), "byte": int(cols["byte"][k]),
                 })
-                # Idle time counts from a state with no open transaction to the next record.
-                if prev_state in ("Empty", "CompleteCommit", "CompleteAbort") and t >= 0 and prev_t >= 0:
-                    gap = t - prev_t
-                    if gap > max_idle:
-                        max_idle = gap
-                        idle_end = t
-                    prev_pid = int(cols["producer_id"][prev_k])
-                    if gap > expiration and (tomb or pid != prev_pid):
-                        new_pid_after_idle = True
             if prev_k >= 0 and not tomb and prev_state != "" and pid != int(cols["producer_id"][prev_k]):
                 pid_switches += 1
+            # Idle time runs from the last live record at rest (no open transaction) to the next live
+            # record, across any tombstone in between.
+            if tomb:
+                expired_since = True
+            else:
+                if rest_time >= 0 and t >= 0:
+                    gap = t - rest_time
+                    if gap > max_idle:
+                        max_idle, idle_end = gap, t
+                    if (gap > expiration or expired_since) and pid != live_pid:
+                        new_pid_after_idle = True
+                live_pid = pid
+                rest_time = t if state in ("Empty", "CompleteCommit", "CompleteAbort") else -1
+                expired_since = False
             if tomb:
                 tombstones += 1
                 if cur is not None:
@@ -225,7 +233,9 @@ def build_coordinator_facts(
         first_t = _time(int(cols["last_update_ms"][i]), int(cols["record_time"][i]))
         last_t = _time(int(cols["last_update_ms"][j - 1]), int(cols["record_time"][j - 1]))
         max_epoch = max(epochs) if epochs else -1
-        once = tombstones == 0 and bool(epochs) and (
+        # Initialised once, at epoch 0, never re-initialised (an expiry does not count against it,
+        # a comeback under a new producer id does).
+        once = bool(epochs) and inits <= 1 and len(pids) <= 1 and (
             (proto != "v2" and max_epoch == 0) or (proto == "v2" and inits == 1 and first_epoch == 0)
         )
         ids.append({

@@ -129,9 +129,7 @@ def build_spans(
     s["idle_before_ms"] = np.where((prev_end >= 0) & (s["first_time"] >= 0), s["first_time"] - prev_end, -1)
     next_first = s["first_time"].shift(-1, fill_value=-1)
     s["next_gap_ms"] = np.where(same_next & (next_first >= 0) & (s["end_time"] >= 0), next_first - s["end_time"], -1)
-    top_epoch = np.maximum(s["producer_epoch"], s["marker_epoch"])
-    prev_top = top_epoch.groupby(pid).cummax().groupby(pid).shift(1).fillna(-1).astype(np.int64)
-    s["zombie"] = (s["first_time"] >= 0) & (s["producer_epoch"] >= 0) & (s["producer_epoch"] < prev_top) & (s["batches"] > 0)
+    s["zombie"] = _zombie_writes(s)
 
     # Who ended each transaction, and why.
     s = _ended_by(s)
@@ -172,8 +170,12 @@ def _ended_by(s: pd.DataFrame) -> pd.DataFrame:
     new_instance = (s["next_epoch"].to_numpy() > marker_epoch) & (marker_epoch >= 0)
     gap = s["next_gap_ms"].to_numpy()
     abort = code == 2
-    by_coordinator = (v1 & (s["epoch_bump"].to_numpy() > 0)) | (~v1 & abort & timed_out) | (
-        ~v1 & abort & new_instance & (gap >= 0) & (gap <= 30_000)
+    bump = s["epoch_bump"].to_numpy()
+    # Under v2 the coordinator's markers always carry a bumped epoch; an ABORT at the data epoch
+    # was written on an operator's request (kafka-transactions.sh abort), not by a timeout.
+    v2_unbumped = (s["protocol"] == "v2").to_numpy() & (bump <= 0)
+    by_coordinator = (v1 & (bump > 0)) | (~v1 & ~v2_unbumped & abort & timed_out) | (
+        ~v1 & ~v2_unbumped & abort & new_instance & (gap >= 0) & (gap <= 30_000)
     )
     coord_end = s["coord_end"].to_numpy()
     coord_cause = s["coord_cause"].to_numpy()
@@ -191,3 +193,34 @@ def _ended_by(s: pd.DataFrame) -> pd.DataFrame:
         default="",
     )
     return s
+
+
+def _zombie_writes(s: pd.DataFrame) -> np.ndarray:
+    """Spans whose first data was written after the same producer id had used a higher epoch.
+
+    Each span contributes two facts in time: its data epoch at first_time and its marker epoch at
+    marker_time. A span is a zombie write when, strictly before its first_time, some fact of the
+    same producer id carried a higher epoch.
+    """
+    known = (s["first_time"] >= 0) & (s["producer_epoch"] >= 0) & (s["batches"] > 0)
+    if not known.any():
+        return np.zeros(len(s), dtype=bool)
+    facts = pd.concat([
+        pd.DataFrame({"producer_id": s["producer_id"], "time": s["first_time"], "epoch": s["producer_epoch"]}),
+        pd.DataFrame({"producer_id": s["producer_id"], "time": s["marker_time"], "epoch": s["marker_epoch"]}),
+    ], ignore_index=True)
+    facts = facts[(facts["time"] >= 0) & (facts["epoch"] >= 0)].sort_values(["producer_id", "time"], kind="stable")
+    facts["seen_max"] = facts.groupby("producer_id")["epoch"].cummax()
+    facts = facts.drop_duplicates(["producer_id", "time"], keep="last").sort_values("time", kind="stable")
+    probe = pd.DataFrame({
+        "producer_id": s["producer_id"].astype(np.int64), "time": s["first_time"].astype(np.int64), "row": np.arange(len(s)),
+    })[known.to_numpy()].sort_values("time", kind="stable")
+    joined = pd.merge_asof(
+        probe, facts[["producer_id", "time", "seen_max"]].astype(np.int64), on="time", by="producer_id",
+        allow_exact_matches=False, direction="backward",
+    )
+    out = np.zeros(len(s), dtype=bool)
+    seen = joined["seen_max"].fillna(-1).to_numpy(np.int64)
+    rows = joined["row"].to_numpy()
+    out[rows] = s["producer_epoch"].to_numpy(np.int64)[rows] < seen
+    return out

@@ -82,6 +82,7 @@ class BatchStream:
         self._sequence_rows: list[pd.DataFrame] = []
         self.partitions: dict[int, PartitionStats] = {}
         self.idempotent_producers: set[int] = set()
+        self._marker_producers: set[int] = set()
         self.batches = 0
         self._chunk_no = 0
 
@@ -109,8 +110,13 @@ class BatchStream:
         has_pid = pid >= 0
         if not has_pid.any():
             return
-        is_tx = chunk["is_transactional"].to_numpy(bool)
         is_ctrl = chunk["is_control"].to_numpy(bool)
+        # Excerpts with elided fields ("offset: 0 ... producerId: 0 ...") may not show the
+        # transactional bit; a producer id that writes markers is transactional all the same.
+        self._marker_producers.update(np.unique(pid[is_ctrl & has_pid]).tolist())
+        is_tx = chunk["is_transactional"].to_numpy(bool) | (
+            has_pid & np.isin(pid, np.fromiter(self._marker_producers, dtype=np.int64, count=len(self._marker_producers)))
+        )
         non_tx = has_pid & ~is_tx
         if non_tx.any():
             self.idempotent_producers.update(np.unique(pid[non_tx]).tolist())
@@ -191,24 +197,35 @@ class BatchStream:
                 has_prev[s] = True
                 for name in prev:
                     prev[name][s] = getattr(carry, name)
+        # High-water mark: the last sequence before each batch. A duplicate batch does not lower it,
+        # so the batch after a duplicate is compared with what came before the duplicate.
+        hw = prev["last_sequence"].copy()
+        same_epoch = has_prev & (prev["epoch"] == d["producer_epoch"])
+        base_seq, last_seq = d["base_sequence"], d["last_sequence"]
+        dup = same_epoch & (base_seq <= hw) & (base_seq > 0) & (last_seq <= hw)
+        for i in np.flatnonzero(dup).tolist():
+            if i + 1 < n and not first_of_group[i + 1] and same_epoch[i + 1]:
+                hw[i + 1] = hw[i]
+                dup[i + 1] = (base_seq[i + 1] <= hw[i + 1]) & (base_seq[i + 1] > 0) & (last_seq[i + 1] <= hw[i + 1])
         for e in run_ends(starts, n).tolist():
             key = (int(d["tp"][e]), int(d["pid"][e]))
             self._seq_carry[key] = _SeqCarry(
-                int(d["producer_epoch"][e]), int(d["base_sequence"][e]), int(d["last_sequence"][e]),
+                int(d["producer_epoch"][e]), int(base_seq[e]), int(hw[e] if dup[e] else last_seq[e]),
                 int(d["last_offset"][e]), int(d["timestamp"][e]), int(d["file_id"][e]), int(d["line"][e]), int(d["byte"][e]),
             )
-        expected = (prev["last_sequence"] + 1) % SEQ_MODULUS
-        broken = has_prev & (prev["epoch"] == d["producer_epoch"]) & (d["base_sequence"] != expected)
+        expected = (hw + 1) % SEQ_MODULUS
+        broken = same_epoch & (base_seq != expected)
         # 0.11.0.0-0.11.0.1 deep dumps print no epoch: a restart (new epoch, sequence 0) looks like a reset.
-        broken &= ~((d["producer_epoch"] < 0) & (d["base_sequence"] == 0))
+        broken &= ~((d["producer_epoch"] < 0) & (base_seq == 0))
         if not broken.any():
             return
         idx = np.flatnonzero(broken)
         base = d["base_sequence"][idx]
         exp = expected[idx]
-        prev_last = prev["last_sequence"][idx]
+        prev_last = hw[idx]
         kind = np.where(base > exp, "gap", np.where((base <= prev_last) & (base > 0), "duplicate", "reset"))
-        missing = np.where(kind == "gap", base - exp, np.where(kind == "duplicate", prev_last - base + 1, 0))
+        overlap = np.minimum(last_seq[idx], prev_last) - base + 1
+        missing = np.where(kind == "gap", base - exp, np.where(kind == "duplicate", overlap, 0))
         self._sequence_rows.append(pd.DataFrame({
             "tp": d["tp"][idx], "producer_id": d["pid"][idx], "producer_epoch": d["producer_epoch"][idx].astype(np.int64),
             "kind": kind, "expected_sequence": exp, "base_sequence": base, "missing": missing,

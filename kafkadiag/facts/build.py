@@ -19,6 +19,7 @@ from .crosscheck import (
     build_prepared_partitions,
     build_snapshot_open_txns,
     label_sequence_breaks,
+    mark_orphaned,
     resolve_unknown_markers,
 )
 from .history import build_epoch_changes, build_topic_producers
@@ -68,6 +69,7 @@ def build_fact_tables(
         now_ms, compacted,
     )
     spans = resolve_unknown_markers(spans, aborted)
+    spans = mark_orphaned(spans, coord["coordinator_txns"])
     tid_by_pid = dict(zip(spans["producer_id"].tolist(), spans["transactional_id"].tolist())) if not spans.empty else {}
     tid_by_pid = {p: t for p, t in tid_by_pid.items() if t}
     end_by_tp = {(stats.topic, stats.partition): (now_ms if now_ms is not None else stats.last_time)

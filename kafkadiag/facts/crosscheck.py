@@ -80,21 +80,25 @@ def build_prepared_partitions(
             g = by_key.get((topic, int(part), int(tx.producer_id)))
             marker_seen = False
             first_offset = -1
+            span_time = -1
             ev = (-1, -1, -1)
             if g is not None:
-                at_epoch = g[(g["producer_epoch"] == tx.producer_epoch) | (g["producer_epoch"] == tx.prepare_epoch)]
-                ended = at_epoch[at_epoch["marker_offset"] >= 0]
+                # The span of this transaction: the producer's latest data on the partition at the
+                # transaction's epoch written before the prepare (markers only follow a prepare).
+                at_epoch = g[g["producer_epoch"] == tx.producer_epoch]
                 if tx.prepare_time >= 0:
-                    ended = ended[(ended["marker_time"] < 0) | (ended["marker_time"] >= tx.prepare_time - 1000)]
-                marker_seen = not ended.empty
-                open_spans = at_epoch[at_epoch["state"] == "open"]
-                if not open_spans.empty:
-                    first = open_spans.iloc[0]
-                    first_offset = int(first.first_offset)
-                    ev = (int(first.file_id), int(first.first_line), int(first.first_byte))
-                elif not at_epoch.empty:
-                    first = at_epoch.iloc[-1]
-                    ev = (int(first.file_id), int(first.first_line), int(first.first_byte))
+                    at_epoch = at_epoch[(at_epoch["first_time"] < 0) | (at_epoch["first_time"] <= tx.prepare_time + 1000)]
+                if at_epoch.empty:
+                    marker_seen = True  # nothing written there: nothing to end
+                else:
+                    span = at_epoch.sort_values("first_offset").iloc[-1]
+                    marker_seen = span.state != "open"
+                    if not marker_seen:
+                        first_offset = int(span.first_offset)
+                        span_time = int(span.first_time)
+                    ev = (int(span.file_id), int(span.first_line), int(span.first_byte))
+            else:
+                marker_seen = True
             rows.append({
                 "transactional_id": tx.transactional_id, "producer_id": int(tx.producer_id),
                 "producer_epoch": int(tx.producer_epoch), "topic": topic, "partition": int(part),
@@ -102,9 +106,22 @@ def build_prepared_partitions(
                 "marker_seen": bool(marker_seen),
                 "covered": bool(end >= 0 and tx.prepare_time >= 0 and end > tx.prepare_time),
                 "first_offset": first_offset, "partition_end_time": int(end),
-                "file_id": ev[0], "line": ev[1], "byte": ev[2],
+                "file_id": ev[0], "line": ev[1], "byte": ev[2], "_span_time": span_time,
             })
-    return pd.DataFrame(rows, columns=columns)
+    frame = pd.DataFrame(rows, columns=columns + ["_span_time"])
+    return _one_transaction_per_open_span(frame)[columns].reset_index(drop=True)
+
+
+def _one_transaction_per_open_span(frame: pd.DataFrame) -> pd.DataFrame:
+    """An open span is claimed by the first prepare after its first write (several may be near)."""
+    if frame.empty:
+        return frame
+    missing = frame[~frame["marker_seen"] & (frame["first_offset"] >= 0)].copy()
+    rest = frame.drop(missing.index)
+    missing["_late"] = (missing["prepare_time"] < missing["_span_time"]) & (missing["_span_time"] >= 0)
+    missing = missing.sort_values(["_late", "prepare_time"], kind="stable")
+    missing = missing.drop_duplicates(["topic", "partition", "producer_id", "first_offset"], keep="first")
+    return pd.concat([rest, missing.drop(columns="_late")]).sort_index()
 
 
 def build_snapshot_open_txns(
@@ -119,17 +136,59 @@ def build_snapshot_open_txns(
     open_ = snapshots[snapshots["current_txn_first_offset"] >= 0]
     rows = []
     for e in open_.itertuples(index=False):
-        closed = False
+        closed = in_data = False
         if not spans.empty:
             g = spans[(spans["topic"] == e.topic) & (spans["partition"] == e.partition) & (spans["producer_id"] == e.producer_id)]
             closed = bool(((g["marker_offset"] > e.current_txn_first_offset)).any())
+            in_data = bool((g["first_offset"] == e.current_txn_first_offset).any())
         rows.append({
             "topic": e.topic, "partition": int(e.partition), "producer_id": int(e.producer_id),
             "producer_epoch": int(e.producer_epoch), "first_offset": int(e.current_txn_first_offset),
             "snapshot_offset": int(e.snapshot_offset), "last_time": int(e.last_timestamp),
-            "closed_in_evidence": closed,
+            "closed_in_evidence": closed, "in_data": in_data,
             "age_ms": int(evidence_end - e.last_timestamp) if evidence_end >= 0 and e.last_timestamp >= 0 else -1,
             "max_timeout_ms": int(max_timeout_ms),
             "file_id": int(e.file_id), "line": int(e.line), "byte": int(e.byte),
         })
     return pd.DataFrame(rows, columns=columns)
+
+
+def mark_orphaned(spans: pd.DataFrame, coordinator_txns: pd.DataFrame) -> pd.DataFrame:
+    """Open spans the coordinator will never end.
+
+    When the coordinator has completed a transaction of the same producer id after the span's first
+    write and holds no open transaction listing the partition, no marker will come: either the
+    partition was in that transaction and its marker was lost (``marker-lost``), or the producer
+    wrote without registering the partition with the coordinator (``unregistered``: a zombie or a
+    client bug; the hanging transactions KIP-890 prevents).
+    """
+    spans = spans.copy()
+    spans["orphaned"] = ""
+    if spans.empty or coordinator_txns is None or coordinator_txns.empty:
+        return spans
+    open_ = spans["state"] == "open"
+    if not open_.any():
+        return spans
+    done = coordinator_txns[coordinator_txns["complete_time"] >= 0]
+    latest_done = done.groupby("producer_id")["complete_time"].max()
+    still_open: dict[int, set[str]] = {}
+    listed_done: dict[tuple[int, int], set[str]] = {}
+    for tx in coordinator_txns.itertuples(index=False):
+        parts = set(p for p in tx.partitions.split(",") if p)
+        if not tx.complete_state:
+            still_open.setdefault(int(tx.producer_id), set()).update(parts)
+        else:
+            listed_done.setdefault((int(tx.producer_id), int(tx.producer_epoch)), set()).update(parts)
+    labels = []
+    for row in spans.loc[open_, ["producer_id", "producer_epoch", "topic", "partition", "first_time"]].itertuples(index=False):
+        tp = f"{row.topic}-{row.partition}"
+        pid = int(row.producer_id)
+        finished = latest_done.get(pid, -1)
+        if finished < 0 or (row.first_time >= 0 and finished < row.first_time) or tp in still_open.get(pid, set()):
+            labels.append("")
+        elif tp in listed_done.get((pid, int(row.producer_epoch)), set()):
+            labels.append("marker-lost")
+        else:
+            labels.append("unregistered")
+    spans.loc[open_, "orphaned"] = labels
+    return spans

@@ -58,6 +58,8 @@ _SPAN_COLUMNS = {
     "recommended_timeout_ms": "transaction.timeout.ms that fits the observed durations of this producer id",
     "recommended_expiration_ms": "transactional.id.expiration.ms that outlasts idle_before_ms (capped at the int maximum)",
     "coordinator_seen": "__transaction_state evidence covers this transaction (its findings come from there)",
+    "orphaned": "for open spans the coordinator will never end: marker-lost (the partition was in a transaction the "
+                "coordinator completed) or unregistered (never added to a coordinator transaction); '' otherwise",
     "file_id": "input holding the first batch",
     "first_line": "line of the first data batch",
     "first_byte": "byte offset of the first data batch",
@@ -257,6 +259,7 @@ OPEN_SNAPSHOT_TXNS = _register(
             "producer_epoch": "epoch", "first_offset": "currentTxnFirstOffset",
             "snapshot_offset": "snapshot offset (file name)", "last_time": "last write time",
             "closed_in_evidence": "a marker for this producer after first_offset is in the data evidence",
+            "in_data": "the data evidence holds this transaction's span (the span rules judge it then)",
             "age_ms": "--now (or the end of the data evidence) minus last_time; -1 unknown",
             "max_timeout_ms": "broker transaction.max.timeout.ms in effect",
             "file_id": "input", "line": "line", "byte": "byte offset",

@@ -149,6 +149,7 @@ def build_spans(
     expiration = int(config["transactional.id.expiration.ms"])
     s["recommended_expiration_ms"] = recommend_expiration_array(s["idle_before_ms"].to_numpy(np.int64), expiration)
     s["marker_file_id"] = s["marker_file_id"].where(s["marker_offset"] >= 0, -1)
+    s["orphaned"] = ""  # set by crosscheck.mark_orphaned once coordinator evidence is joined
     out = s[list(SPANS.columns)].copy()
     return out.sort_values(["topic", "partition", "first_offset", "producer_id"], kind="stable").reset_index(drop=True)
 

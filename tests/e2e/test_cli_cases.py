@@ -1,0 +1,125 @@
+"""`kafkadiag analyze` on every bundled case: the findings, their subjects and the exit code.
+
+Each fixtures/cases/<case>/ holds the inputs under input/ and expected.json: the exact set of
+error and warning findings (rule, category, severity, subject) and the exit code. Seed cases are
+real dump excerpts; the others are simulated incidents (truth.json holds the ground truth).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CASES = sorted(p for p in (ROOT / "fixtures" / "cases").iterdir() if (p / "expected.json").exists())
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "kafkadiag.cli", *args], capture_output=True, text=True, cwd=ROOT)
+
+
+def _key(f: dict) -> tuple:
+    return (f["rule"], f["category"], f["severity"], json.dumps(f["subject"], sort_keys=True))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case(case: Path) -> None:
+    expected = json.loads((case / "expected.json").read_text())
+    proc = run_cli("analyze", "--format", "json", *expected["args"], str(case / "input"))
+    assert proc.returncode == expected["exit_code"], proc.stderr
+    report = json.loads(proc.stdout)
+    got = sorted(
+        _key({**f, "subject": {k: v for k, v in f["subject"].items() if v is not None}})
+        for f in report["findings"] if f["severity"] != "info"
+    )
+    assert got == sorted(_key(f) for f in expected["findings"])
+    for f in report["findings"]:
+        assert f["evidence"], f["rule"]
+        assert all(e["text"] and e["line"] for e in f["evidence"]), f
+    assert all(i["skipped"] == 0 for i in report["inputs"]), report["inputs"]
+
+
+def test_truth_agrees_with_expected_categories() -> None:
+    """The simulated cases' expected findings cover exactly the categories the simulator caused."""
+    for case in CASES:
+        truth_file = case / "truth.json"
+        if not truth_file.exists():
+            continue
+        truth = json.loads(truth_file.read_text())
+        expected = json.loads((case / "expected.json").read_text())
+        assert {f["category"] for f in expected["findings"]} == set(truth["findings"]), case.name
+
+
+def test_json_schema_shape_and_determinism() -> None:
+    case = ROOT / "fixtures" / "cases" / "mixed-2.4.1" / "input"
+    first = run_cli("analyze", "--format", "json", str(case))
+    second = run_cli("analyze", "--format", "json", str(case))
+    assert first.stdout == second.stdout
+    report = json.loads(first.stdout)
+    assert set(report) >= {"findings", "inputs", "summary"}
+    finding = report["findings"][0]
+    assert set(finding) >= {"rule", "category", "severity", "title", "message", "subject", "window", "evidence",
+                            "recommendations", "runbook"}
+    assert set(finding["subject"]) == {"transactional_id", "producer_id", "producer_epoch", "topic", "partition"}
+    assert finding["window"]["start"].endswith("Z")
+    assert set(report["inputs"][0]) >= {"path", "kind", "era", "lines", "skipped"}
+    assert report["summary"]["error"] >= 1
+
+
+def test_text_report_plain_when_piped() -> None:
+    proc = run_cli("analyze", str(ROOT / "fixtures" / "cases" / "timeout-2.4" / "input"))
+    assert proc.returncode == 1
+    assert "\x1b[" not in proc.stdout
+    assert proc.stdout.startswith("1 finding(s): 1 error")
+    assert "TMO001" in proc.stdout and "transaction.timeout.ms=" in proc.stdout
+    assert "Config changes" in proc.stdout
+
+
+def test_fail_on_and_never() -> None:
+    case = str(ROOT / "fixtures" / "cases" / "unstable-ids-4.1" / "input")
+    assert run_cli("analyze", case).returncode == 0
+    assert run_cli("analyze", "--fail-on", "warning", case).returncode == 1
+    assert run_cli("analyze", "--fail-on", "never", str(ROOT / "fixtures" / "cases" / "timeout-2.4" / "input")).returncode == 0
+
+
+def test_bootstrap_server_fills_runbook() -> None:
+    proc = run_cli("analyze", "--format", "json", "--bootstrap-server", "kafka-1:9092",
+                   str(ROOT / "fixtures" / "cases" / "hanging-3.5" / "input"))
+    steps = [s for f in json.loads(proc.stdout)["findings"] for s in f["runbook"]]
+    assert any("--bootstrap-server kafka-1:9092 abort --topic orders --partition 2 --start-offset 8" in s for s in steps)
+    assert not any("<BOOTSTRAP>" in s for s in steps)
+
+
+def test_config_file_changes_thresholds(tmp_path: Path) -> None:
+    props = tmp_path / "server.properties"
+    props.write_text("# broker\ntransaction.max.timeout.ms=60000\n")
+    case = str(ROOT / "fixtures" / "cases" / "timeout-2.4" / "input")
+    report = json.loads(run_cli("analyze", "--format", "json", "--config", str(props), case).stdout)
+    by_key = {c["key"]: c for c in report["config"]}
+    assert by_key["transaction.max.timeout.ms"]["value"] == 60000 and not by_key["transaction.max.timeout.ms"]["default"]
+    assert by_key["transaction.timeout.ms"]["default"]
+    recs = {(r["side"], r["config"]) for f in report["findings"] for r in f["recommendations"]}
+    # The transaction needed 33.6 s against a 30 s timeout: 70 s recommended, above the 60 s broker maximum.
+    assert recs == {("producer", "transaction.timeout.ms"), ("broker", "transaction.max.timeout.ms")}
+
+
+def test_select_ignore_and_rules_listing() -> None:
+    case = str(ROOT / "fixtures" / "cases" / "mixed-2.4.1" / "input")
+    only = json.loads(run_cli("analyze", "--format", "json", "--select", "HNG", case).stdout)
+    assert {f["rule"][:3] for f in only["findings"]} == {"HNG"}
+    without = json.loads(run_cli("analyze", "--format", "json", "--ignore", "HNG,SEQ001", case).stdout)
+    assert not {f["rule"] for f in without["findings"]} & {"HNG005", "HNG008", "SEQ001"}
+    listing = json.loads(run_cli("rules", "--format", "json").stdout)
+    assert {"FEN001", "HNG001", "TMO001", "EXP001", "SEQ001", "MIS001"} <= {r["id"] for r in listing}
+    explained = run_cli("explain", "HNG001")
+    assert explained.returncode == 0 and "kafka-transactions.sh" in explained.stdout
+
+
+def test_markdown_report() -> None:
+    proc = run_cli("analyze", "--format", "markdown", str(ROOT / "fixtures" / "cases" / "seed-two-instances" / "input"))
+    assert proc.returncode == 1
+    assert proc.stdout.startswith("# kafkadiag report") and "## ERROR FEN001" in proc.stdout

@@ -48,6 +48,9 @@ def render_text(report: Report, out: TextIO, color: bool | None = None, width: i
             continue
         console.print()
         console.rule(Text(f"{severity.upper()} ({len(group)})", style=STYLE[severity]), align="left")
+        if severity == "info":
+            _info_lines(console, group)
+            continue
         for finding in group:
             console.print(_finding(finding))
     all_recs = [r for f in report.findings for r in f.recommendations]
@@ -62,13 +65,26 @@ def render_text(report: Report, out: TextIO, color: bool | None = None, width: i
         console.print(Text(f"note: {note}", style="dim"))
 
 
+MAX_LISTED_INPUTS = 12
+
+
 def _inputs(console: Console, report: Report) -> None:
+    """One row per input; past a dozen inputs, one row per kind and era plus the inputs with problems."""
     if not report.inputs:
         return
     table = Table(show_header=True, header_style="bold", box=None, pad_edge=False)
     for col in ("input", "kind", "era", "lines", "skipped"):
         table.add_column(col, justify="right" if col in ("lines", "skipped") else "left", overflow="fold")
-    for item in report.inputs:
+    rows = report.inputs
+    if len(rows) > MAX_LISTED_INPUTS:
+        groups: dict[tuple[str, str], list[dict]] = {}
+        for item in rows:
+            if not item.get("error") and not item.get("skipped"):
+                groups.setdefault((item.get("kind", ""), item.get("era", "")), []).append(item)
+        for (kind, era), items in sorted(groups.items()):
+            table.add_row(f"{len(items)} file{'' if len(items) == 1 else 's'}", escape(kind), era, str(sum(i.get("lines", 0) for i in items)), "0")
+        rows = [item for item in rows if item.get("error") or item.get("skipped")]
+    for item in rows:
         kind = item.get("error") or item.get("kind", "")
         table.add_row(escape(item["path"]), escape(kind), item.get("era", ""), str(item.get("lines", "")), str(item.get("skipped", "")))
     console.print(table)
@@ -78,6 +94,20 @@ def _inputs(console: Console, report: Report) -> None:
         console.print(Text("config: " + ", ".join(given), style="dim"))
     if defaults:
         console.print(Text("defaults assumed (pass --config to use yours): " + ", ".join(defaults), style="dim"))
+
+
+def _info_lines(console: Console, findings: list[Finding]) -> None:
+    """Info findings are context, not diagnoses: one line each, and a count past five per rule."""
+    by_rule: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_rule.setdefault(f.rule, []).append(f)
+    for rule, group in by_rule.items():
+        for f in group[:5]:
+            line = Text(f"  {rule} ", style=STYLE["info"])
+            line.append(f.message)
+            console.print(line)
+        if len(group) > 5:
+            console.print(Text(f"  {rule} … and {len(group) - 5} more like these ({group[0].title})", style="dim"))
 
 
 def _finding(f: Finding) -> Panel:

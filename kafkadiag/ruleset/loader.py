@@ -24,8 +24,11 @@ RULE_SUFFIXES = (".yaml", ".yml")
 _CHECKOUT_RULES = Path(__file__).resolve().parents[2] / "rules"
 
 
-class _StrictSafeLoader(yaml.SafeLoader):
-    """``yaml.SafeLoader`` that also rejects duplicate mapping keys.
+_SafeBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: ~10x faster
+
+
+class _StrictSafeLoader(_SafeBase):  # type: ignore[misc, valid-type]
+    """``yaml.SafeLoader`` (C-accelerated when available) that also rejects duplicate mapping keys.
 
     PyYAML keeps the last of two equal keys silently; in a rule file that hides a mistake such as
     two ``when:`` blocks. Subclassing SafeLoader keeps its guarantee: only plain data is built,

@@ -35,6 +35,9 @@ class Format(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    sarif = "sarif"
+    junit = "junit"
+    github = "github"
 
 
 class FailOn(str, Enum):
@@ -159,6 +162,18 @@ def _render(report, format: Format, out: TextIO, color: Optional[bool]) -> None:
         from .report.markdown import render_markdown
 
         render_markdown(report, out)
+    elif format == Format.sarif:
+        from .report.sarif import render_sarif
+
+        render_sarif(report, out)
+    elif format == Format.junit:
+        from .report.junit import render_junit
+
+        render_junit(report, out)
+    elif format == Format.github:
+        from .report.github import render_github
+
+        render_github(report, out)
     else:
         from .report.text import render_text
 
@@ -249,6 +264,10 @@ def main() -> None:
         typer.echo(f"kafkadiag: internal error: {type(exc).__name__}: {exc} (set KAFKADIAG_DEBUG=1 for details)", err=True)
         sys.exit(3)
 
+
+from .lint.command import register as _register_lint  # noqa: E402 - the lint command lives in its own package
+
+_register_lint(app)
 
 if __name__ == "__main__":
     main()

@@ -76,6 +76,18 @@ class Evidence:
 
 
 @dataclass
+class Location:
+    """Where a config lint finding points: the line (and column) to change."""
+
+    file: str
+    line: int | None = None
+    column: int | None = None
+
+    def to_json(self) -> dict:
+        return {"file": self.file, "line": self.line, "column": self.column}
+
+
+@dataclass
 class Recommendation:
     side: str  # producer | broker | consumer | streams
     config: str
@@ -102,6 +114,8 @@ class Finding:
     references: list[str] = field(default_factory=list)
     caused_by: list[str] = field(default_factory=list)  # ids of findings this one is a consequence of
     id: str = ""  # stable within one report: "<rule>#<n>"
+    location: Location | None = None  # config lint only: the line to change
+    config: str | None = None  # config lint only: the key the finding is about
 
     def sort_key(self) -> tuple:
         return (
@@ -126,4 +140,5 @@ class Finding:
             "recommendations": [r.to_json() for r in self.recommendations],
             "runbook": list(self.runbook),
             "references": list(self.references),
+            **({"location": self.location.to_json(), "config": self.config} if self.location is not None else {}),
         }

@@ -1,0 +1,55 @@
+"""Expand the command line's paths into config files: files as named, directories recursively.
+
+In a directory only files with a config-like suffix are considered, and only those whose
+content turns out to be a Kafka configuration are linted; build output and tool folders are
+skipped so copies of the same resources are not reported twice.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from pathlib import Path
+
+SUFFIXES = {".properties", ".yaml", ".yml", ".json", ".conf", ".cfg", ".txt"}
+SKIP_DIRS = {
+    ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "target", "build", "dist", ".tox",
+    ".idea", ".gradle", ".mvn", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+}
+
+
+class DiscoveryError(ValueError):
+    """A path on the command line that does not exist."""
+
+
+def discover(paths: list[str], exclude: list[str] | None = None) -> list[tuple[Path, str, bool]]:
+    """(path, name to show, named explicitly) for every candidate file, in a stable order."""
+    out: list[tuple[Path, str, bool]] = []
+    seen: set[Path] = set()
+    for given in paths:
+        p = Path(given)
+        if p.is_file():
+            _add(out, seen, p, given, True, exclude)
+        elif p.is_dir():
+            for root, dirs, files in os.walk(p):
+                dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
+                for name in sorted(files):
+                    f = Path(root) / name
+                    if f.suffix.lower() in SUFFIXES:
+                        _add(out, seen, f, str(f), False, exclude)
+        else:
+            raise DiscoveryError(f"{given}: no such file or directory")
+    return out
+
+
+def _add(out: list, seen: set[Path], path: Path, shown: str, explicit: bool, exclude: list[str] | None) -> None:
+    key = path.resolve()
+    if key in seen or _excluded(shown, exclude or []):
+        return
+    seen.add(key)
+    out.append((path, shown, explicit))
+
+
+def _excluded(shown: str, patterns: list[str]) -> bool:
+    posix = Path(shown).as_posix()
+    return any(fnmatch.fnmatch(posix, pat) or fnmatch.fnmatch(Path(shown).name, pat) for pat in patterns)

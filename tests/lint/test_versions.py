@@ -1,0 +1,41 @@
+"""Defaults follow --kafka-version where Kafka changed them."""
+
+from __future__ import annotations
+
+
+def test_linger_default_five_from_4_0(lint, write):
+    folder = write({"p.properties": "acks=all\ndelivery.timeout.ms=30002\n"})
+    assert "PRD005" not in lint(["p.properties", "--format", "json", "--kafka-version", "3.9"], cwd=folder).rules()
+    assert "PRD005" in lint(["p.properties", "--format", "json", "--kafka-version", "4.0"], cwd=folder).rules()
+
+
+def test_idempotence_default_on_from_3_0(lint, write):
+    folder = write({"p.properties": "acks=all\nmax.in.flight.requests.per.connection=10\n"})
+    assert "PRD004" not in lint(["p.properties", "--format", "json", "--kafka-version", "2.8"], cwd=folder).rules()
+    assert "PRD004" in lint(["p.properties", "--format", "json", "--kafka-version", "3.0.1"], cwd=folder).rules()
+
+
+def test_acks_default_one_before_3_0(lint, write):
+    folder = write({"p.properties": "enable.idempotence=true\n"})
+    assert "PRD002" in lint(["p.properties", "--format", "json", "--kafka-version", "2.8"], cwd=folder).rules()
+    assert "PRD002" not in lint(["p.properties", "--format", "json", "--kafka-version", "3.0"], cwd=folder).rules()
+
+
+def test_librdkafka_defaults_differ(lint, write):
+    folder = write({
+        "rd.json": '{"group.id": "g", "bootstrap.servers": "k"}',
+        "p.properties": "transactional.id=t\n",
+        "c.properties": "group.id=g2\n",
+    })
+    run = lint([".", "--format", "json"], cwd=folder)
+    flagged = [f["location"]["file"] for f in run.json()["findings"] if f["rule"] == "CNS001"]
+    assert flagged == ["c.properties"]
+
+
+def test_streams_eos_defaults(lint, write):
+    folder = write({"s.properties": "application.id=a\nprocessing.guarantee=exactly_once_v2\ncommit.interval.ms=10000\n"})
+    assert "STR003" not in lint(["s.properties", "--format", "json"], cwd=folder).rules()
+    folder = write({"s.properties": "application.id=a\nprocessing.guarantee=exactly_once_v2\ncommit.interval.ms=10001\n"})
+    assert "STR003" in lint(["s.properties", "--format", "json"], cwd=folder).rules()
+    folder = write({"s.properties": "application.id=a\nprocessing.guarantee=exactly_once_v2\ncommit.interval.ms=30000\nproducer.transaction.timeout.ms=60000\n"})
+    assert "STR003" not in lint(["s.properties", "--format", "json"], cwd=folder).rules()

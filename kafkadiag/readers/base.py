@@ -32,6 +32,7 @@ class InputReport:
     skipped: int = 0
     skip_reasons: Counter = field(default_factory=Counter)
     error: str = ""  # set when the input could not be read at all (missing, truncated .gz, ...)
+    notes: Counter = field(default_factory=Counter)  # recognised tool messages worth telling (stack traces, trailing bytes)
 
     @property
     def kind(self) -> str:
@@ -45,6 +46,7 @@ class InputReport:
             "lines": self.lines,
             "skipped": self.skipped,
             "skip_reasons": dict(sorted(self.skip_reasons.items())),
+            **({"notes": dict(sorted(self.notes.items()))} if self.notes else {}),
             **({"error": self.error} if self.error else {}),
         }
 
@@ -61,6 +63,10 @@ class ReadContext:
     def skip(self, reason: str, n: int = 1) -> None:
         self.report.skipped += n
         self.report.skip_reasons[reason] += n
+
+    def note(self, reason: str, n: int = 1) -> None:
+        """Count a recognised line that is not data but matters to the reader of the report."""
+        self.report.notes[reason] += n
 
     def saw_kind(self, kind: str) -> None:
         if kind not in self.report.kinds:

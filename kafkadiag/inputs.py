@@ -1,0 +1,303 @@
+"""Turn what the user typed into readable inputs, and re-read evidence lines later.
+
+Paths may be files, directories (walked recursively in sorted order so runs are reproducible),
+globs, or ``-`` for stdin. Stdin and named pipes are spooled to a temporary file because findings
+quote evidence lines by byte offset after the read has finished. Compression is detected from magic bytes, not
+from the file name, since dumps are often saved as ``x.txt`` whatever their content.
+
+Nothing here raises on a bad input: a missing path, an unreadable file or a truncated gzip stream
+becomes a one-line error text that the caller puts into the input's report.
+"""
+
+from __future__ import annotations
+
+import atexit
+import glob
+import gzip
+import io
+import os
+import shutil
+import stat
+import sys
+import tempfile
+import zlib
+from dataclasses import dataclass
+from typing import BinaryIO
+
+GZIP_MAGIC = b"\x1f\x8b"
+STDIN_NAME = "-"
+EVIDENCE_MAX_CHARS = 500
+_GZ_PIECE = 1 << 20  # decompress in 1 MiB pieces so a truncation loses at most one piece
+
+_aliases: dict[str, str] = {}  # display path -> spooled copy (stdin, named pipes)
+
+
+@dataclass
+class InputSpec:
+    """One input as the run sees it: the name shown to the user and where to open it."""
+
+    display: str
+    path: str
+    error: str = ""
+
+
+def expand_inputs(paths: list[str], stdin: BinaryIO | None = None) -> list[InputSpec]:
+    """Expand user paths into inputs, in the order given; directories and globs sorted."""
+    out: list[InputSpec] = []
+    for given in paths:
+        if given == STDIN_NAME:
+            out.append(_stdin_input(stdin))
+        elif os.path.isdir(given):
+            out.extend(_walk(given))
+        elif os.path.lexists(given):
+            out.append(_file_input(given))
+        elif glob.has_magic(given):
+            matches = sorted(glob.glob(given, recursive=True))
+            if not matches:
+                out.append(InputSpec(given, given, f"no match: {given}"))
+            for match in matches:
+                out.extend(_walk(match) if os.path.isdir(match) else [_file_input(match)])
+        else:
+            out.append(InputSpec(given, given, f"no such file: {given}"))
+    return out
+
+
+def _file_input(path: str) -> InputSpec:
+    if path in _aliases:  # a pipe named twice: its content was already spooled
+        return InputSpec(path, _aliases[path])
+    if not os.path.exists(path):
+        return InputSpec(path, path, f"no such file: {path} (broken link)")
+    if not os.access(path, os.R_OK):
+        return InputSpec(path, path, f"permission denied: {path}")
+    mode = os.stat(path).st_mode
+    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):  # e.g. `<(zcat x.gz)`: readable once, so keep a copy
+        try:
+            with open(path, "rb") as source:
+                return _spool(path, source)
+        except OSError as exc:
+            return InputSpec(path, path, f"cannot read {path}: {exc.strerror or exc}")
+    if not stat.S_ISREG(mode):
+        return InputSpec(path, path, f"not a regular file: {path}")
+    return InputSpec(path, path)
+
+
+def _walk(root: str) -> list[InputSpec]:
+    found: list[InputSpec] = []
+    errors: list[str] = []
+
+    def on_error(exc: OSError) -> None:
+        errors.append(f"cannot list {exc.filename}: {exc.strerror}")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=on_error):
+        dirnames.sort()
+        for name in sorted(filenames):
+            found.append(_file_input(os.path.join(dirpath, name)))
+    found.extend(InputSpec(root, root, e) for e in errors)
+    if not found:
+        found.append(InputSpec(root, root, f"no files in directory: {root}"))
+    return found
+
+
+def _stdin_input(stdin: BinaryIO | None) -> InputSpec:
+    """The process's stdin can be read once: spool it on first use, reuse the copy after."""
+    if stdin is None and STDIN_NAME in _aliases:
+        return InputSpec(STDIN_NAME, _aliases[STDIN_NAME])
+    return _spool(STDIN_NAME, stdin if stdin is not None else sys.stdin.buffer)
+
+
+def _spool(display: str, source: BinaryIO) -> InputSpec:
+    """Copy a read-once stream to a temporary file (removed at exit) so it can be re-read."""
+    fd, spool = tempfile.mkstemp(prefix="kafkadiag-input-", suffix=".txt")
+    atexit.register(_remove, spool)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            shutil.copyfileobj(source, out, 1 << 20)
+    except OSError as exc:
+        return InputSpec(display, spool, f"cannot read {'stdin' if display == STDIN_NAME else display}: {exc.strerror or exc}")
+    _aliases[display] = spool
+    return InputSpec(display, spool)
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def real_path(path: str) -> str:
+    """Where a display path lives on disk (the stdin spool for ``-``)."""
+    return _aliases.get(path, path)
+
+
+class InputStream(io.RawIOBase):
+    """A read-only byte stream that never raises while reading.
+
+    A read failure (truncated or corrupt gzip, I/O error) ends the stream early and leaves a
+    one-line description in ``error``; everything delivered before it stays valid.
+    """
+
+    def __init__(self, raw: BinaryIO, compressed: bool) -> None:
+        super().__init__()
+        self._raw = raw
+        self._compressed = compressed
+        self.position = 0  # bytes delivered so far (decompressed)
+        self.error = ""
+
+    def readable(self) -> bool:
+        return True
+
+    def read(self, size: int = -1) -> bytes:
+        if self.error or self.closed:
+            return b""
+        if size is None or size < 0:
+            size = 1 << 62
+        pieces: list[bytes] = []
+        want = size
+        try:
+            if self._compressed:
+                while want > 0:
+                    piece = self._raw.read1(min(want, _GZ_PIECE))  # type: ignore[attr-defined]
+                    if not piece:
+                        break
+                    pieces.append(piece)
+                    want -= len(piece)
+            else:
+                while want > 0:
+                    piece = self._raw.read(want)
+                    if not piece:
+                        break
+                    pieces.append(piece)
+                    want -= len(piece)
+        except EOFError:
+            self.error = f"truncated gzip stream after {self.position + size - want} bytes"
+        except (zlib.error, gzip.BadGzipFile) as exc:
+            self.error = f"corrupt gzip stream after {self.position + size - want} bytes: {exc}"
+        except OSError as exc:
+            self.error = f"read error after {self.position + size - want} bytes: {exc.strerror or exc}"
+        data = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        self.position += len(data)
+        return data
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        """Fill ``buffer`` without an intermediate copy for plain files."""
+        if self.error or self.closed:
+            return 0
+        view = memoryview(buffer).cast("B")
+        if self._compressed:
+            data = self.read(len(view))
+            view[: len(data)] = data
+            return len(data)
+        try:
+            n = self._raw.readinto(view) or 0  # type: ignore[attr-defined]
+        except OSError as exc:
+            self.error = f"read error after {self.position} bytes: {exc.strerror or exc}"
+            return 0
+        self.position += n
+        return n
+
+    def close(self) -> None:
+        if not self.closed:
+            try:
+                self._raw.close()
+            finally:
+                super().close()
+
+
+def open_input(path: str) -> InputStream:
+    """Open a plain or gzip file (by magic bytes) as a stream of decompressed bytes.
+
+    Raises ``OSError`` only when the file cannot be opened at all; read problems later are
+    reported through ``InputStream.error``.
+    """
+    handle = open(real_path(path), "rb")
+    try:
+        magic = handle.read(2)
+        handle.seek(0)
+    except OSError:
+        handle.close()
+        raise
+    if magic == GZIP_MAGIC:
+        return InputStream(gzip.GzipFile(fileobj=handle, mode="rb"), compressed=True)  # type: ignore[arg-type]
+    return InputStream(handle, compressed=False)
+
+
+def open_error(path: str, exc: OSError) -> str:
+    """One-line text for a file that could not be opened."""
+    if isinstance(exc, FileNotFoundError):
+        return f"no such file: {path}"
+    if isinstance(exc, PermissionError):
+        return f"permission denied: {path}"
+    return f"cannot open {path}: {exc.strerror or exc}"
+
+
+def _evidence_text(raw: bytes) -> str:
+    if raw.endswith(b"\r"):
+        raw = raw[:-1]
+    text = raw.decode("utf-8", errors="replace")
+    if len(text) > EVIDENCE_MAX_CHARS:
+        text = text[: EVIDENCE_MAX_CHARS - 1] + "…"
+    return text
+
+
+def read_lines_at(path: str, byte_offsets: list[int], block_size: int = 1 << 20) -> dict[int, tuple[int, str]]:
+    """Line number (1-based) and text of the line holding each byte offset, in one forward pass.
+
+    Works the same on plain and gzip inputs; memory stays flat whatever the file size because
+    only the start of the current line (enough for the 500-character evidence text) is kept.
+    Offsets past the end of the input are left out of the result.
+    """
+    wanted = sorted(set(o for o in byte_offsets if o >= 0))
+    result: dict[int, tuple[int, str]] = {}
+    if not wanted:
+        return result
+    keep = EVIDENCE_MAX_CHARS * 4 + 4  # UTF-8 bytes enough for 500 characters
+    try:
+        stream = open_input(path)
+    except OSError:
+        return result
+    with stream:
+        base = 0  # absolute offset of block[0]
+        line_no = 1  # number of the line that is current at position p
+        head = b""  # first bytes of the current line taken from earlier blocks
+        idx = 0  # next wanted offset not yet assigned to a line
+        pending: list[int] = []  # wanted offsets inside the current line
+        while idx < len(wanted) or pending:
+            block = stream.read(block_size)
+            if not block:
+                break
+            p = 0
+            while idx < len(wanted) or pending:
+                if not pending:
+                    target = wanted[idx] - base
+                    jump_end = min(target, len(block))
+                    k = block.rfind(b"\n", p, jump_end)
+                    if k >= 0:
+                        line_no += block.count(b"\n", p, k + 1)
+                        p = k + 1
+                        head = b""
+                    if target >= len(block):
+                        break
+                nl = block.find(b"\n", p)
+                stop = nl if nl >= 0 else len(block) - 1
+                while idx < len(wanted) and wanted[idx] - base <= stop:
+                    pending.append(wanted[idx])
+                    idx += 1
+                if nl < 0:
+                    break
+                room = max(0, keep - len(head))
+                text = _evidence_text(head + block[p : min(nl, p + room)])
+                for off in pending:
+                    result[off] = (line_no, text)
+                pending = []
+                head = b""
+                line_no += 1
+                p = nl + 1
+            if len(head) < keep:
+                head += block[p : p + keep - len(head)]
+            base += len(block)
+        if pending:
+            text = _evidence_text(head)
+            for off in pending:
+                result[off] = (line_no, text)
+    return result

@@ -1,0 +1,120 @@
+"""Readers: turn every input into chunks of the event tables in ``kafkadiag.tables``.
+
+:class:`EventStream` is the one entry point the rest of the tool uses: it expands the user's
+paths, sniffs each input, hands it to the reader registered for its kind and yields
+``(table_name, DataFrame)`` chunks, streaming, one input after another. Per-input reports (kind,
+era, lines, skips, errors) are complete once iteration ends.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO, Callable, Iterator
+
+import pandas as pd
+
+from kafkadiag.inputs import InputStream, expand_inputs, open_error, open_input
+from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions
+from kafkadiag.readers.dumplog import read_dump
+from kafkadiag.readers.sniff import BINARY, EMPTY, HEAD_BYTES
+from kafkadiag.readers.sniff import sniff as sniff_head
+
+Reader = Callable[[BinaryIO, ReadContext], Iterator[tuple[str, pd.DataFrame]]]
+
+#: Kind prefix (text before the first ``/``) -> reader.
+READERS: dict[str, Reader] = {"dump-log": read_dump}
+
+
+def register_reader(prefix: str, reader: Reader) -> None:
+    """Let a new reader claim the inputs its sniff detector labels ``<prefix>/...``."""
+    READERS[prefix] = reader
+
+
+class _Replay:
+    """A stream that first returns an already-read head, then the rest of the input."""
+
+    def __init__(self, head: bytes, rest: InputStream) -> None:
+        self._head = memoryview(head)
+        self._rest = rest
+
+    def readinto(self, buffer) -> int:
+        if self._head.nbytes:
+            n = min(len(buffer), self._head.nbytes)
+            buffer[:n] = self._head[:n]
+            self._head = self._head[n:]
+            return n
+        return self._rest.readinto(buffer)
+
+    def read(self, size: int = -1) -> bytes:
+        if self._head.nbytes:
+            n = self._head.nbytes if size is None or size < 0 else min(size, self._head.nbytes)
+            out = self._head[:n].tobytes()
+            self._head = self._head[n:]
+            return out
+        return self._rest.read(size)
+
+    def readable(self) -> bool:
+        return True
+
+
+class EventStream:
+    """Iterate the event-table chunks of all inputs; ``reports``/``files`` describe the inputs.
+
+    ``files[file_id]`` is the display path of input ``file_id`` (as given, or as found in a
+    directory walk); ``reports[file_id]`` its report. Inputs that could not be opened keep their
+    place (with ``error`` set) so ids never shift.
+    """
+
+    def __init__(self, paths: list[str], options: ReadOptions | None = None, stdin: BinaryIO | None = None) -> None:
+        self.options = options or ReadOptions()
+        self._inputs = expand_inputs(paths, stdin=stdin)
+        self.files: list[str] = [spec.display for spec in self._inputs]
+        self.reports: list[InputReport] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
+
+    def __iter__(self) -> Iterator[tuple[str, pd.DataFrame]]:
+        self.reports[:] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
+        for file_id, spec in enumerate(self._inputs):
+            report = self.reports[file_id]
+            if report.error:
+                continue
+            try:
+                yield from self._read_one(file_id, spec.display, report)
+            except Exception as exc:  # a reader bug must not lose the other inputs
+                report.error = f"reader failed after {report.lines} lines: {type(exc).__name__}: {exc}"
+
+    def _read_one(self, file_id: int, display: str, report: InputReport) -> Iterator[tuple[str, pd.DataFrame]]:
+        try:
+            stream = open_input(display)
+        except OSError as exc:
+            report.error = open_error(display, exc)
+            return
+        with stream:
+            head = stream.read(HEAD_BYTES)
+            kind = sniff_head(head)
+            ctx = ReadContext(file_id=file_id, path=display, options=self.options, report=report)
+            reader = READERS.get(kind.split("/", 1)[0])
+            if reader is not None:
+                yield from reader(_Replay(head, stream), ctx)  # type: ignore[arg-type]
+            elif kind == EMPTY:
+                report.lines = _count_lines(head, stream)
+            else:
+                report.kinds = ["unknown"]
+                lines = _count_lines(head, stream)
+                report.lines = lines
+                ctx.skip("binary data" if kind == BINARY else "not kafka-dump-log text", max(lines, 1))
+            if stream.error and not report.error:
+                report.error = stream.error
+
+
+def _count_lines(head: bytes, stream: InputStream) -> int:
+    count = head.count(b"\n")
+    last = head[-1:]
+    while True:
+        chunk = stream.read(8 << 20)
+        if not chunk:
+            break
+        count += chunk.count(b"\n")
+        last = chunk[-1:]
+    return count + (1 if last and last != b"\n" else 0)
+
+
+__all__ = ["EventStream", "InputReport", "ReadContext", "ReadOptions", "READERS", "register_reader", "read_dump"]

@@ -1,0 +1,207 @@
+"""Reader for `kafka-dump-log.sh` text: data segments, `__transaction_state`, snapshots, indexes.
+
+``read_dump`` walks the input in large blocks. Stretches made only of batch lines, ``| offset:``
+record lines and payload continuation lines go through the vectorised fast path; everything
+else (headers, warnings, older eras, transaction-log records, odd lines) goes line by line
+through :class:`DumpParser`. Both append to the same sink in file order, so the rows are the same
+whichever path read them, and chunks are yielded as soon as they fill.
+"""
+
+from __future__ import annotations
+
+from typing import BinaryIO, Iterator
+
+import numpy as np
+import pandas as pd
+
+from kafkadiag.readers.base import ReadContext
+from kafkadiag.readers.blocks import BLOCK_SIZE, LINE_CAP, Block, index_block, iter_blocks
+from kafkadiag.readers.dumplog_fast import BATCH, OTHER, RECORD, ScannedBlock, fast_line, scan_block
+from kafkadiag.readers.dumplog_lines import has_content, parse_record
+from kafkadiag.readers.dumplog_parser import DumpParser
+from kafkadiag.readers.eras import EraTracker
+from kafkadiag.readers.prefetch import parallel_map
+from kafkadiag.readers.sink import Sink
+
+
+def read_dump(
+    stream: BinaryIO, ctx: ReadContext, *, fast: bool = True, block_size: int = BLOCK_SIZE
+) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Read one dump-log text input; yield ``(table name, frame)`` chunks of at most chunk_rows rows.
+
+    ``fast=False`` forces the line parser everywhere (used by tests to check the fast path).
+    """
+    sink = Sink(ctx.options.chunk_rows)
+    eras = EraTracker()
+    parser = DumpParser(ctx, sink, eras)
+    reader = _BlockReader(parser, eras)
+    blocks = iter_blocks(stream, block_size)
+    scanned: Iterator[ScannedBlock | Block]
+    if fast:
+        scanned = parallel_map(blocks, _scan, on_drop=_release)
+    else:
+        scanned = (index_block(b) for b in blocks)
+    for item in scanned:
+        reader.process(item)
+        _release(item)
+        yield from sink.drain()
+    parser.close_section()
+    if not ctx.report.kinds and ctx.report.notes:
+        ctx.saw_kind("dump-log/stderr")  # only the tool's messages: a crash or warnings, no records
+    ctx.report.lines = reader.next_line - 1
+    ctx.report.era = eras.era()
+    yield from sink.drain(final=True)
+
+
+def _scan(block: Block) -> ScannedBlock | Block:
+    if block.truncated:
+        return block
+    return scan_block(index_block(block))
+
+
+def _release(item: ScannedBlock | Block) -> None:
+    (item.block if isinstance(item, ScannedBlock) else item).release()
+
+
+class _BlockReader:
+    """Splits each block into fast stretches and line-parser stretches."""
+
+    def __init__(self, parser: DumpParser, eras: EraTracker) -> None:
+        self.parser = parser
+        self.eras = eras
+        self.next_line = 1
+
+    def process(self, item: ScannedBlock | Block) -> None:
+        scanned = item if isinstance(item, ScannedBlock) else None
+        block = scanned.block if scanned is not None else item  # type: ignore[union-attr]
+        assert isinstance(block, Block)
+        block.first_line = self.next_line
+        self.next_line += block.nlines
+        if block.truncated:
+            self.parser.feed(bytes(block.data[: int(block.ends[0])]), block.first_line, block.base_byte, truncated=True)
+            return
+        if scanned is None or scanned.batches is None:
+            self.general(block, 0, block.nlines)
+            return
+        self.mixed(scanned)
+
+    def general(self, block: Block, a: int, b: int) -> None:
+        """Feed lines ``a..b-1`` of the block to the line parser."""
+        if a >= b:
+            return
+        feed = self.parser.feed
+        data = memoryview(block.data)
+        base = block.base_byte
+        line_no = block.first_line + a
+        for s, e in zip(block.starts[a:b].tolist(), block.ends[a:b].tolist()):
+            if e - s > LINE_CAP:
+                feed(data[s : s + LINE_CAP].tobytes(), line_no, base + s, True)
+            else:
+                feed(data[s:e].tobytes(), line_no, base + s)
+            line_no += 1
+        data.release()
+
+    def mixed(self, sb: ScannedBlock) -> None:
+        block = sb.block
+        n = block.nlines
+        batch_idx = sb.batch_idx
+        special = sb.special
+        bc = sb.batches
+        assert bc is not None
+        if sb.record_sample is not None:
+            for shape in parse_record(sb.record_sample).shapes:
+                self.eras.add(shape)
+        pos = 0
+        while pos < n:
+            if self.parser.section_txn:
+                self.general(block, pos, n)
+                return
+            k = int(np.searchsorted(batch_idx, pos))
+            if k == len(batch_idx):
+                self.general(block, pos, n)
+                return
+            b0 = int(batch_idx[k])
+            if b0 > pos:
+                self.general(block, pos, b0)
+                pos = b0
+                continue
+            s = int(np.searchsorted(special, b0))
+            end = int(special[s]) if s < len(special) else n
+            if end == n and sb.cls[n - 1] == BATCH:
+                if n - 1 == b0:
+                    self.general(block, b0, n)
+                    return
+                end = n - 1  # a trailing batch line: its record lines may be in the next block
+            if self.parser.section_txn is None:
+                first = self._first_content_record(sb, b0, end)
+                if first >= 0:
+                    self.general(block, b0, first + 1)
+                    pos = first + 1
+                    continue
+            self.fast_stretch(sb, b0, end)
+            if end == n:
+                self._carry_state(sb, b0, end)
+            pos = end
+
+    def _carry_state(self, sb: ScannedBlock, a: int, b: int) -> None:
+        """Leave the line parser as it would be after lines a..b-1 (the next block may continue a payload)."""
+        primary = np.flatnonzero(sb.cls[a:b] != OTHER)
+        if not len(primary):
+            return
+        last = int(primary[-1]) + a
+        if sb.cls[last] == RECORD and has_content(fast_line(sb.block, last)):
+            self.parser.expect_continuation()
+
+    def _first_content_record(self, sb: ScannedBlock, a: int, b: int) -> int:
+        """First record line with key/payload in lines a..b-1, or -1 (checked in C first)."""
+        block = sb.block
+        lo = int(block.starts[a])
+        hi = int(block.ends[b - 1])
+        data = block.data
+        if data.find(b" payload: ", lo, hi) < 0 and data.find(b" key: ", lo, hi) < 0:
+            return -1
+        for i in (np.flatnonzero(sb.cls[a:b] == RECORD) + a).tolist():
+            if has_content(fast_line(block, i)):
+                return i
+        return -1
+
+    def fast_stretch(self, sb: ScannedBlock, a: int, b: int) -> None:
+        """Rows of the batch lines in lines a..b-1 straight from the parsed columns."""
+        parser = self.parser
+        parser.flush()
+        bc = sb.batches
+        assert bc is not None
+        block = sb.block
+        j0 = int(np.searchsorted(sb.batch_idx, a))
+        j1 = int(np.searchsorted(sb.batch_idx, b))
+        if j1 <= j0:
+            return
+        n = j1 - j0
+        file_id, topic, partition, segment = parser.batch_context()
+        lines = sb.batch_idx[j0:j1]
+        midx = bc.marker_idx[j0:j1]
+        has_marker = midx >= 0
+        safe = np.where(has_marker, midx, 0)
+        values = bc.values
+        cols: dict[str, np.ndarray] = {
+            "file_id": np.full(n, file_id, dtype=np.int32),
+            "line": lines + block.first_line,
+            "byte": block.starts[lines] + block.base_byte,
+            "marker_line": np.where(has_marker, midx + block.first_line, -1),
+            "marker_byte": np.where(has_marker, block.starts[safe] + block.base_byte, -1),
+            "topic": np.full(n, topic, dtype=object),
+            "partition": np.full(n, partition, dtype=np.int32),
+            "segment": np.full(n, segment, dtype=np.int64),
+            "marker": bc.marker[j0:j1],
+            "coordinator_epoch": bc.coordinator_epoch[j0:j1].astype(np.int32),
+        }
+        for name in (
+            "base_offset", "last_offset", "count", "base_sequence", "last_sequence", "producer_id",
+            "producer_epoch", "partition_leader_epoch", "is_transactional", "is_control", "timestamp",
+            "timestamp_type", "position", "size", "magic", "codec", "is_valid",
+        ):
+            cols[name] = values[name][j0:j1]
+        for shape in bc.shapes:
+            self.eras.add(shape)
+        parser.saw_batch()
+        parser.fast_columns(cols)

@@ -1,0 +1,91 @@
+"""Collect event rows from the line parser and the vectorised fast path into bounded chunks.
+
+Both producers append in file order: the line parser row by row (tuples in schema column order),
+the fast path as whole column arrays. Chunks are cut at ``chunk_rows`` so memory stays flat, and
+every chunk is built with the schema's ``frame`` so the output contract is checked in one place.
+"""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import numpy as np
+import pandas as pd
+
+from kafkadiag.tables import EVENT_TABLES, Schema
+
+
+class TableBuffer:
+    """Rows of one event table waiting to be yielded."""
+
+    def __init__(self, schema: Schema) -> None:
+        self.schema = schema
+        self.rows: list[tuple] = []
+        self.parts: list[dict[str, np.ndarray]] = []
+        self.part_rows = 0
+
+    def __len__(self) -> int:
+        return len(self.rows) + self.part_rows
+
+    def _rows_to_part(self) -> None:
+        if not self.rows:
+            return
+        columns = list(zip(*self.rows))
+        part = {}
+        for col, values in zip(self.schema.columns, columns):
+            part[col.name] = np.array(values, dtype=object if col.dtype == "object" else col.dtype)
+        self.parts.append(part)
+        self.part_rows += len(self.rows)
+        self.rows = []
+
+    def add_columns(self, columns: dict[str, np.ndarray]) -> None:
+        """Append a block of rows given as full-length column arrays (every schema column)."""
+        self._rows_to_part()
+        n = len(next(iter(columns.values())))
+        if n:
+            self.parts.append(columns)
+            self.part_rows += n
+
+    def take(self, limit: int, final: bool) -> Iterator[pd.DataFrame]:
+        """Yield frames of at most ``limit`` rows; keep a partial chunk unless ``final``."""
+        self._rows_to_part()
+        while self.part_rows >= limit or (final and self.part_rows):
+            size = min(limit, self.part_rows)
+            pieces: list[dict[str, np.ndarray]] = []
+            need = size
+            while need:
+                part = self.parts[0]
+                n = len(next(iter(part.values())))
+                if n <= need:
+                    pieces.append(self.parts.pop(0))
+                    need -= n
+                else:
+                    pieces.append({k: v[:need] for k, v in part.items()})
+                    self.parts[0] = {k: v[need:] for k, v in part.items()}
+                    need = 0
+            self.part_rows -= size
+            if len(pieces) == 1:
+                data = pieces[0]
+            else:
+                data = {name: np.concatenate([p[name] for p in pieces]) for name in self.schema.names}
+            yield self.schema.frame(data, length=size)
+
+
+class Sink:
+    """One buffer per event table; ``drain`` yields ``(table_name, frame)`` chunks."""
+
+    def __init__(self, chunk_rows: int) -> None:
+        self.chunk_rows = max(1, chunk_rows)
+        self.tables = {name: TableBuffer(schema) for name, schema in EVENT_TABLES.items()}
+
+    def row(self, table: str, values: tuple) -> None:
+        self.tables[table].rows.append(values)
+
+    def columns(self, table: str, columns: dict[str, np.ndarray]) -> None:
+        self.tables[table].add_columns(columns)
+
+    def drain(self, final: bool = False) -> Iterator[tuple[str, pd.DataFrame]]:
+        for name, buf in self.tables.items():
+            if len(buf) >= self.chunk_rows or (final and len(buf)):
+                for frame in buf.take(self.chunk_rows, final):
+                    yield name, frame

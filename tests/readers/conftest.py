@@ -1,0 +1,61 @@
+"""Helpers shared by the reader tests: run the dump reader on text and collect its tables."""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from dataclasses import dataclass
+
+import pandas as pd
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+from kafkadiag.readers import dumplog_fast  # noqa: E402
+from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions  # noqa: E402
+from kafkadiag.readers.dumplog import read_dump  # noqa: E402
+from kafkadiag.tables import EVENT_TABLES  # noqa: E402
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIXTURES = os.path.join(REPO, "fixtures", "readers")
+
+
+@dataclass
+class Result:
+    tables: dict[str, pd.DataFrame]
+    report: InputReport
+
+    def __getitem__(self, name: str) -> pd.DataFrame:
+        return self.tables[name]
+
+
+def read_text(
+    text: bytes | str,
+    *,
+    fast: bool = True,
+    path: str = "dump.txt",
+    partition: str | None = None,
+    chunk_rows: int = 65536,
+    block_size: int | None = None,
+) -> Result:
+    """All rows the dump reader yields for ``text``, one frame per table (empty frames included)."""
+    data = text.encode() if isinstance(text, str) else text
+    report = InputReport(path)
+    ctx = ReadContext(0, path, ReadOptions(partition=partition, chunk_rows=chunk_rows), report)
+    parts: dict[str, list[pd.DataFrame]] = {name: [] for name in EVENT_TABLES}
+    kwargs = {} if block_size is None else {"block_size": block_size}
+    for name, frame in read_dump(io.BytesIO(data), ctx, fast=fast, **kwargs):
+        assert len(frame) <= chunk_rows
+        assert list(frame.columns) == EVENT_TABLES[name].names
+        parts[name].append(frame)
+    tables = {
+        name: pd.concat(frames, ignore_index=True) if frames else EVENT_TABLES[name].empty() for name, frames in parts.items()
+    }
+    return Result(tables, report)
+
+
+@pytest.fixture
+def small_fast_threshold(monkeypatch):
+    """Let the fast path run on the small blocks tests use."""
+    monkeypatch.setattr(dumplog_fast, "MIN_FAST_BATCHES", 4)

@@ -1,0 +1,93 @@
+"""The vectorised fast path and the line parser must produce identical rows."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from conftest import read_text
+from dumplog_gen import dump_text, make_batches
+from kafkadiag.readers import dumplog
+
+
+@pytest.fixture
+def fast_calls(monkeypatch, small_fast_threshold):
+    calls = {"n": 0}
+    original = dumplog._BlockReader.fast_stretch
+
+    def counting(self, sb, a, b):
+        calls["n"] += 1
+        return original(self, sb, a, b)
+
+    monkeypatch.setattr(dumplog._BlockReader, "fast_stretch", counting)
+    return calls
+
+
+def _assert_same(text: bytes, block_size: int, fast_calls: dict, **kwargs) -> None:
+    fast_calls["n"] = 0
+    fast = read_text(text, fast=True, block_size=block_size, **kwargs)
+    used = fast_calls["n"]
+    slow = read_text(text, fast=False, block_size=block_size, **kwargs)
+    for name in fast.tables:
+        assert fast[name].equals(slow[name]), name
+    assert fast.report.skipped == slow.report.skipped
+    assert fast.report.skip_reasons == slow.report.skip_reasons
+    assert fast.report.kinds == slow.report.kinds
+    assert fast.report.lines == slow.report.lines
+    assert used > 0, "the fast path was never taken"
+
+
+# 0.11-2.1 deep dumps have no batch lines, so only their shallow form can take the fast path.
+ERA_MODES = [("1.1", False), ("2.0.0", False), ("2.1", False)] + [(e, d) for e in ("2.5", "2.8", "3.1", "3.6") for d in (True, False)]
+
+
+@pytest.mark.parametrize("era, deep", ERA_MODES)
+@pytest.mark.parametrize("block_size", [4096, 16384])
+def test_fast_equals_general_per_era(era, deep, block_size, fast_calls) -> None:
+    text = dump_text(era, make_batches(400, seed=21), deep=deep)
+    _assert_same(text, block_size, fast_calls)
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+def test_fast_equals_general_with_odd_lines_mixed_in(eol, fast_calls) -> None:
+    rnd = random.Random(8)
+    parts: list[bytes] = []
+    for p in range(3):
+        batches = make_batches(300, seed=30 + p)
+        text = dump_text("3.6", batches, path=f"/d/orders-{p}/00000000000000000000.log", eol=eol)
+        lines = text.split(eol)
+        out: list[bytes] = []
+        for line in lines:
+            out.append(line)
+            roll = rnd.random()
+            if roll < 0.01:
+                out.append(b"")
+            elif roll < 0.02:
+                out.append(b"some prose that is not a dump line")
+            elif roll < 0.025:
+                out.append(b"Found 17 invalid bytes at the end of 00000000000000000000.log")
+            elif roll < 0.03:
+                out.append(b"\x00\x01\x02binary junk")
+        parts.append(eol.join(out))
+    text = b"".join(parts) + b"Non-consecutive offsets in /d/orders-0/00000000000000000000.log" + eol + b"  5 is followed by 7" + eol
+    for block_size in (2048, 8192, 65536):
+        _assert_same(text, block_size, fast_calls)
+
+
+def test_fast_equals_general_when_the_first_content_decides_the_section(fast_calls) -> None:
+    text = dump_text("3.1", make_batches(500, seed=40), path=None)
+    _assert_same(text, 8192, fast_calls)
+
+
+def test_fast_equals_general_for_a_trailing_control_batch_at_a_block_end(fast_calls) -> None:
+    batches = make_batches(400, seed=41, newlines=False)
+    text = dump_text("3.6", batches)
+    lines = text.split(b"\n")
+    for cut in range(1, len(lines), 37):  # try many block boundaries
+        size = len(b"\n".join(lines[:cut])) + 1
+        if size > 1024:
+            _assert_same(text, size, fast_calls)
+            break
+    for size in (1500, 3000, 6000):
+        _assert_same(text, size, fast_calls)

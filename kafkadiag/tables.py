@@ -180,7 +180,46 @@ ABORTED_TXNS = Schema(
     "One row per entry of a .txnindex (aborted transaction index) dump.",
 )
 
-EVENT_TABLES: dict[str, Schema] = {s.name: s for s in (BATCHES, TXN_RECORDS, SNAPSHOT_ENTRIES, ABORTED_TXNS)}
+LOG_EVENTS = Schema(
+    "log_events",
+    (
+        _c("file_id", "int32", "index of the input"),
+        _c("line", "int64", "1-based line number of the event's first line; -1 unknown"),
+        _c("byte", "int64", "byte offset of the event's first line"),
+        _c("lines", "int32", "physical lines the event spans (message plus stack trace)", 1),
+        _c("seq", "int64", "order of the event within its input (events without a time keep their place)"),
+        _c("time", "int64", "event time, epoch ms UTC; -1 when the line carries none"),
+        _c("level", "object", "ERROR, WARN, INFO, DEBUG, TRACE or FATAL (librdkafka levels mapped); '' unknown"),
+        _c("source", "object", "client, broker or tool"),
+        _c("library", "object", "java, streams, spring, flink, librdkafka, kafkajs, sarama, franz-go, confluent-kafka-go, "
+                                 "aiokafka, broker, kafka-transactions, kafka-consumer-groups, ..."),
+        _c("logger", "object", "logger name, librdkafka facility (TXNERR, GETPID, ...) or broker component"),
+        _c("client_id", "object", "client.id / librdkafka client name; '' unknown"),
+        _c("transactional_id", "object", "transactional.id named by the event; '' unknown"),
+        _c("group_id", "object", "consumer group id; '' unknown"),
+        _c("producer_id", "int64", "producer id named by the event; -1 unknown"),
+        _c("producer_epoch", "int32", "producer epoch named by the event; -1 unknown"),
+        _c("topic", "object", "topic of the topic-partition named by the event; '' none"),
+        _c("partition", "int32", "partition; -1 none"),
+        _c("coordinator_id", "int32", "broker id of the coordinator (broker logs: the component's id); -1 unknown"),
+        _c("error", "object", "the main Kafka protocol error name (PRODUCER_FENCED, INVALID_PRODUCER_EPOCH, ...), "
+                              "librdkafka codes normalised without the leading underscore (_FENCED -> FENCED); '' none"),
+        _c("errors", "object", "every error name in the event, comma-joined"),
+        _c("exception", "object", "outermost exception class (simple name); '' none"),
+        _c("root_cause", "object", "innermost exception class of the Caused by chain; '' none"),
+        _c("exceptions", "object", "the exception chain, outermost to root cause, simple names comma-joined"),
+        _c("state_from", "object", "for state-transition messages: the from state; '' none"),
+        _c("state_to", "object", "for state-transition messages: the to state; '' none"),
+        _c("start_offset", "int64", "tool output: first offset of an open transaction; -1 none"),
+        _c("duration_ms", "int64", "tool output: age or duration of a transaction; -1 none"),
+        _c("timeout_ms", "int64", "transaction timeout named by the event; -1 none"),
+        _c("txn_state", "object", "transaction state named by the event (tool output, coordinator logs); '' none"),
+        _c("message", "object", "the event's message (first line, without timestamp/level/logger prefix), at most 1000 chars"),
+    ),
+    "One row per client, broker or tool log event (a line, or a line plus its stack trace).",
+)
+
+EVENT_TABLES: dict[str, Schema] = {s.name: s for s in (BATCHES, TXN_RECORDS, SNAPSHOT_ENTRIES, ABORTED_TXNS, LOG_EVENTS)}
 
 #: States the coordinator persists, in protocol order.
 TXN_STATES = (

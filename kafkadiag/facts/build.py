@@ -12,7 +12,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from ..tables import ABORTED_TXNS, SNAPSHOT_ENTRIES, TXN_RECORDS
+from ..tables import ABORTED_TXNS, LOG_EVENTS, SNAPSHOT_ENTRIES, TXN_RECORDS
 from .batch_stream import BatchStream
 from .coordinator import build_coordinator_facts
 from .crosscheck import (
@@ -32,6 +32,7 @@ class CollectedEvents:
     txn_records: list[pd.DataFrame] = field(default_factory=list)
     snapshots: list[pd.DataFrame] = field(default_factory=list)
     aborted: list[pd.DataFrame] = field(default_factory=list)
+    log_events: list[pd.DataFrame] = field(default_factory=list)
 
     def add(self, table: str, chunk: pd.DataFrame) -> None:
         if table == "batches":
@@ -42,6 +43,8 @@ class CollectedEvents:
             self.snapshots.append(chunk)
         elif table == "aborted_txns":
             self.aborted.append(chunk)
+        elif table == "log_events":
+            self.log_events.append(chunk)
 
 
 def _concat(chunks: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:
@@ -77,7 +80,9 @@ def build_fact_tables(
     evidence_end = now_ms if now_ms is not None else max(
         [s.last_time for s in stream.partitions.values()] + [-1]
     )
+    log_events = _concat(events.log_events, LOG_EVENTS.empty())
     return {
+        "log_events": log_events,
         "spans": spans,
         "epoch_changes": build_epoch_changes(spans),
         "topic_producers": build_topic_producers(spans),

@@ -352,3 +352,20 @@ CONFIGS = _register(
         (("file_id", "line", "row_id"),),
     )
 )
+
+
+def _log_event_columns() -> dict[str, str]:
+    from ..tables import LOG_EVENTS
+
+    return {c.name: c.doc for c in LOG_EVENTS.columns}
+
+
+LOG_EVENT_TABLE = _register(
+    FactTable(
+        "log_events",
+        "One row per client, broker or tool log event (log-signature rules read it directly).",
+        _log_event_columns(),
+        ("time", "time"),
+        (("file_id", "line", "byte"),),
+    )
+)

@@ -140,5 +140,7 @@ class Finding:
             "recommendations": [r.to_json() for r in self.recommendations],
             "runbook": list(self.runbook),
             "references": list(self.references),
+            "caused_by": list(self.caused_by),
+            "root_cause": not self.caused_by,
             **({"location": self.location.to_json(), "config": self.config} if self.location is not None else {}),
         }

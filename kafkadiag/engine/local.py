@@ -17,6 +17,7 @@ from ..facts.build import CollectedEvents, build_fact_tables
 from ..findings import Evidence, Finding
 from ..readers import EventStream
 from ..readers.base import InputReport, ReadOptions
+from .correlate import correlate
 from .evidence import fill_evidence
 
 ProgressHook = Callable[[str, int], None]
@@ -93,6 +94,7 @@ def analyze(
         return out
 
     findings = evaluate(rules, tables, config.as_mapping(), resolver)
+    findings = correlate(findings, {r.id for r in rules if r.table == "log_events"})
     fill_evidence(findings)
     stats = summarize(tables, events)
     return AnalysisResult(findings, stream.reports, stream.files, tables, config, now_ms, stats)

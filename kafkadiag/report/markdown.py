@@ -30,6 +30,8 @@ def render_markdown(report: Report, out: TextIO) -> None:
         if f.window_start is not None or f.window_end is not None:
             out.write(f" — {iso_time(f.window_start) or '?'} → {iso_time(f.window_end) or '?'}")
         out.write("\n\n" + f.message + "\n\n")
+        if f.caused_by:
+            out.write("**Consequence of** " + ", ".join(f.caused_by) + " (fix that first).\n\n")
         if f.evidence:
             out.write("Evidence:\n\n```\n")
             for ev in f.evidence:

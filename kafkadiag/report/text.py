@@ -126,6 +126,8 @@ def _finding(f: Finding) -> Panel:
         meta.append(f"  [{window}]", style="dim")
     parts.append(meta)
     parts.append(Text(f.message))
+    if f.caused_by:
+        parts.append(Text("Consequence of " + ", ".join(f.caused_by) + " (fix that first)", style="bold"))
     if f.evidence:
         parts.append(Text("Evidence:", style="bold"))
         for ev in f.evidence:

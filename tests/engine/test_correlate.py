@@ -1,0 +1,55 @@
+"""Merging one incident's dump and log findings, and linking causes to consequences."""
+
+from kafkadiag.engine.correlate import correlate
+from kafkadiag.findings import Evidence, Finding, Subject
+
+T = 1_700_000_000_000
+
+
+def finding(rule, category, severity="error", tid="app-1", pid=None, start=T, end=None, evidence="x.log"):
+    return Finding(rule=rule, category=category, severity=severity, title=rule, message=f"{rule} happened.",
+                   subject=Subject(transactional_id=tid, producer_id=pid), window_start=start,
+                   window_end=end if end is not None else start,
+                   evidence=[Evidence(file=evidence, line=1, text=rule, byte=0)])
+
+
+def test_timeout_chain_root_cause_first():
+    findings = correlate([
+        finding("FEN101", "fencing", start=T + 70_000),
+        finding("TMO001", "transaction-timeout", start=T, end=T + 65_000, evidence="txn.dump"),
+        finding("MIS101", "config-misuse", start=T + 71_000),
+        finding("REQ101", "request-timeout", severity="warning", start=T - 5_000, end=T + 40_000),
+    ], from_logs={"FEN101", "MIS101", "REQ101"})
+    by_rule = {f.rule: f for f in findings}
+    assert by_rule["REQ101"].caused_by == []
+    assert by_rule["TMO001"].caused_by == ["REQ101#1"]
+    assert "TMO001#1" in by_rule["FEN101"].caused_by
+    assert set(by_rule["MIS101"].caused_by) == {"TMO001#1", "FEN101#1"}
+    assert by_rule["REQ101"].to_json()["root_cause"] is True and by_rule["FEN101"].to_json()["root_cause"] is False
+
+
+def test_other_transactional_id_is_not_linked():
+    findings = correlate([finding("TMO001", "transaction-timeout", tid="a"), finding("FEN101", "fencing", tid="b", start=T + 1)],
+                         from_logs={"FEN101"})
+    assert all(f.caused_by == [] for f in findings)
+
+
+def test_cause_after_consequence_window_is_not_linked():
+    findings = correlate([finding("TMO001", "transaction-timeout", start=T + 3_600_000),
+                          finding("FEN101", "fencing", start=T)], from_logs={"FEN101"})
+    assert all(f.caused_by == [] for f in findings)
+
+
+def test_dump_and_log_of_one_fence_are_one_finding():
+    dump = finding("FEN002", "fencing", pid=7, start=T, evidence="__transaction_state-3.dump")
+    log = finding("FEN101", "fencing", pid=None, start=T + 3_000, evidence="app.log")
+    findings = correlate([dump, log], from_logs={"FEN101"})
+    assert [f.rule for f in findings] == ["FEN002"]
+    assert [e.file for e in findings[0].evidence] == ["__transaction_state-3.dump", "app.log"]
+    assert "Also seen as FEN101" in findings[0].message
+
+
+def test_two_dump_findings_stay_apart():
+    a = finding("HNG005", "hanging-transaction", pid=7)
+    b = finding("HNG008", "hanging-transaction", pid=7)
+    assert len(correlate([a, b])) == 2

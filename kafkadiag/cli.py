@@ -252,18 +252,17 @@ def main() -> None:
     except BrokenPipeError:
         sys.exit(0)
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback
-        import click
-
-        if isinstance(exc, click.exceptions.ClickException):
+        # Usage errors of the command-line layer (missing argument, bad option value) know how to
+        # show themselves and carry their exit code (2).
+        if hasattr(exc, "show") and isinstance(getattr(exc, "exit_code", None), int):
             exc.show()
             sys.exit(exc.exit_code)
-        if isinstance(exc, click.exceptions.Abort):
+        if type(exc).__name__ == "Abort":
             sys.exit(130)
         if os.environ.get("KAFKADIAG_DEBUG"):
             raise
         typer.echo(f"kafkadiag: internal error: {type(exc).__name__}: {exc} (set KAFKADIAG_DEBUG=1 for details)", err=True)
         sys.exit(3)
-
 
 from .lint.command import register as _register_lint  # noqa: E402 - the lint command lives in its own package
 

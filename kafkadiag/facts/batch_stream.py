@@ -87,17 +87,25 @@ class BatchStream:
         self._chunk_no = 0
 
     # ----------------------------------------------------------------------------------------
+    def _tp_code(self, key: tuple[str, int]) -> int:
+        code = self._tp_index.get(key)
+        if code is None:
+            code = self._tp_index[key] = len(self.tp_keys)
+            self.tp_keys.append(key)
+            self.partitions[code] = PartitionStats(*key)
+        return code
+
     def _tp_codes(self, chunk: pd.DataFrame) -> np.ndarray:
-        codes, uniques = pd.MultiIndex.from_arrays([chunk["topic"], chunk["partition"]]).factorize()
-        mapping = np.empty(len(uniques), dtype=np.int32)
-        for i, key in enumerate(uniques):
-            key = (str(key[0]), int(key[1]))
-            if key not in self._tp_index:
-                self._tp_index[key] = len(self.tp_keys)
-                self.tp_keys.append(key)
-                self.partitions[self._tp_index[key]] = PartitionStats(*key)
-            mapping[i] = self._tp_index[key]
-        return mapping[codes]
+        """Global topic-partition code per row (a chunk usually holds a single partition)."""
+        topic_codes, topics = pd.factorize(chunk["topic"], sort=False)
+        parts = chunk["partition"].to_numpy(np.int64)
+        combined = topic_codes.astype(np.int64) * (int(parts.max()) + 2) + (parts + 1)
+        keys, inverse = np.unique(combined, return_inverse=True)
+        mapping = np.empty(len(keys), dtype=np.int32)
+        width = int(parts.max()) + 2
+        for i, key in enumerate(keys.tolist()):
+            mapping[i] = self._tp_code((str(topics[key // width]), key % width - 1))
+        return mapping[inverse.reshape(-1)]
 
     def add(self, chunk: pd.DataFrame) -> None:
         if chunk.empty:

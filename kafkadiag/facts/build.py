@@ -71,6 +71,7 @@ def build_fact_tables(
         merged, stream.tp_keys, partition_end, coord["coordinator_txns"], config, config_is_default, v2_possible,
         now_ms, compacted,
     )
+    del merged
     spans = resolve_unknown_markers(spans, aborted)
     spans = mark_orphaned(spans, coord["coordinator_txns"])
     tid_by_pid = dict(zip(spans["producer_id"].tolist(), spans["transactional_id"].tolist())) if not spans.empty else {}

@@ -21,34 +21,36 @@ def build_epoch_changes(spans: pd.DataFrame) -> pd.DataFrame:
     """
     if spans.empty:
         return pd.DataFrame(columns=list(EPOCH_CHANGES.columns))
-    s = spans[spans["batches"] > 0].copy()
-    s["_t"] = s["first_time"].where(s["first_time"] >= 0, s["end_time"])
-    s = s.sort_values(["producer_id", "_t", "topic", "partition", "first_offset"], kind="stable").reset_index(drop=True)
-    pid = s["producer_id"]
-    same = pid.eq(pid.shift(1))
-    prev = s.shift(1)
-    changed = same & (s["producer_epoch"] != prev["producer_epoch"])
-    changed &= (s["protocol"] != "v2") | (s["producer_epoch"] < prev["producer_epoch"])
+    keep = spans["batches"].to_numpy() > 0
+    need = ("producer_id", "producer_epoch", "first_time", "end_time", "topic", "partition", "first_offset",
+            "transactional_id", "protocol", "ended_by", "marker_epoch", "file_id", "first_line", "first_byte")
+    c = {k: spans[k].to_numpy()[keep] for k in need}
+    t = np.where(c["first_time"] >= 0, c["first_time"], c["end_time"])
+    order = np.lexsort((c["first_offset"], c["partition"], t, c["producer_id"]))
+    c = {k: v[order] for k, v in c.items()}
+    pid, epoch = c["producer_id"], c["producer_epoch"]
+    changed = np.zeros(len(pid), dtype=bool)
+    changed[1:] = (pid[1:] == pid[:-1]) & (epoch[1:] != epoch[:-1])
+    prev_epoch = np.roll(epoch, 1)
+    changed &= (c["protocol"] != "v2") | (epoch < prev_epoch)
+    idx = np.flatnonzero(changed)
+    before = idx - 1
     # The previous transaction aborted by the coordinator at an epoch in between explains the jump.
     explained = (
-        (prev["ended_by"] == "coordinator")
-        & (prev["marker_epoch"] > prev["producer_epoch"])
-        & (prev["marker_epoch"] < s["producer_epoch"])
+        (c["ended_by"][before] == "coordinator")
+        & (c["marker_epoch"][before] > epoch[before])
+        & (c["marker_epoch"][before] < epoch[idx])
     )
-    idx = np.flatnonzero(changed.to_numpy())
-    cur, before = s.iloc[idx], prev.iloc[idx]
-    tid = cur["transactional_id"].where(cur["transactional_id"] != "", before["transactional_id"].fillna(""))
+    tid = np.where(c["transactional_id"][idx] != "", c["transactional_id"][idx], c["transactional_id"][before])
+    cur_time, prev_time = c["first_time"][idx], c["end_time"][before]
     out = pd.DataFrame({
-        "producer_id": cur["producer_id"].astype(np.int64), "transactional_id": tid,
-        "topic": cur["topic"], "partition": cur["partition"].astype(np.int64),
-        "from_epoch": before["producer_epoch"].astype(np.int64), "producer_epoch": cur["producer_epoch"].astype(np.int64),
-        "jump": (cur["producer_epoch"] - before["producer_epoch"]).astype(np.int64), "protocol": cur["protocol"],
-        "time": cur["first_time"].astype(np.int64), "prev_time": before["end_time"].astype(np.int64),
-        "gap_ms": np.where((cur["first_time"] >= 0) & (before["end_time"] >= 0), cur["first_time"] - before["end_time"], -1),
-        "explained_by_abort": explained.iloc[idx].astype(bool),
-        "file_id": cur["file_id"].astype(np.int64), "line": cur["first_line"].astype(np.int64), "byte": cur["first_byte"].astype(np.int64),
-        "prev_file_id": before["file_id"].astype(np.int64), "prev_line": before["first_line"].astype(np.int64),
-        "prev_byte": before["first_byte"].astype(np.int64),
+        "producer_id": pid[idx], "transactional_id": tid, "topic": c["topic"][idx], "partition": c["partition"][idx],
+        "from_epoch": epoch[before], "producer_epoch": epoch[idx], "jump": epoch[idx] - epoch[before],
+        "protocol": c["protocol"][idx], "time": cur_time, "prev_time": prev_time,
+        "gap_ms": np.where((cur_time >= 0) & (prev_time >= 0), cur_time - prev_time, -1),
+        "explained_by_abort": explained,
+        "file_id": c["file_id"][idx], "line": c["first_line"][idx], "byte": c["first_byte"][idx],
+        "prev_file_id": c["file_id"][before], "prev_line": c["first_line"][before], "prev_byte": c["first_byte"][before],
     })
     return out[list(EPOCH_CHANGES.columns)].reset_index(drop=True)
 

@@ -4,6 +4,10 @@ A span alone says "aborted at epoch+1"; whether that was a timeout, a second ins
 first, or normal under transaction protocol v2 depends on the producer's other spans, on the
 coordinator's records (when given) and on the effective timeouts. This module turns the merged
 partial spans of ``batch_stream`` into the ``spans`` fact table with those answers as columns.
+
+Everything is computed on numpy arrays and the frame is built once at the end: a gigabyte of
+dump holds hundreds of thousands of spans, and growing a DataFrame column by column would copy
+it over and over.
 """
 
 from __future__ import annotations
@@ -16,37 +20,81 @@ import pandas as pd
 from .batch_stream import MARKER_NAMES
 from .coordinator import recommend_expiration_array, recommend_timeout_array
 from .registry import SPANS
+from .runs import run_starts
+
+Arrays = dict[str, np.ndarray]
+
+#: Under protocol v2 a new instance shows as a higher epoch this soon after the coordinator's abort.
+NEW_INSTANCE_WINDOW_MS = 30_000
 
 
-def protocol_by_producer(spans: pd.DataFrame, coordinator_protocol: Mapping[int, str], v2_possible: bool) -> pd.Series:
-    """v1/v2/unknown per producer id.
+def _per_run(values: np.ndarray, starts: np.ndarray, n: int) -> np.ndarray:
+    """Broadcast one value per run back to the rows of the run."""
+    return np.repeat(values, np.diff(np.append(starts, n)))
+
+
+def protocol_by_producer(
+    pid: np.ndarray, epoch: np.ndarray, marker_code: np.ndarray, marker_epoch: np.ndarray,
+    coordinator_protocol: Mapping[int, str], v2_possible: bool,
+) -> np.ndarray:
+    """v1/v2/unknown per span's producer id.
 
     A COMMIT marker can only be written at a bumped epoch under protocol v2 (KIP-890), and only
     at the data epoch under v1, so commits decide. Otherwise the coordinator's evidence decides,
     and dumps from Kafka older than 4.0 can only be v1.
     """
-    commits = spans[(spans["marker_code"] == 1) & (spans["producer_epoch"] >= 0)]
-    bumped = commits["marker_epoch"] > commits["producer_epoch"]
-    v2 = set(commits.loc[bumped, "producer_id"].tolist())
-    v1 = set(commits.loc[~bumped, "producer_id"].tolist()) - v2
-    out = {}
-    for pid in spans["producer_id"].unique().tolist():
-        if pid in v2:
-            out[pid] = "v2"
-        elif pid in v1:
-            out[pid] = "v1"
-        elif coordinator_protocol.get(pid, "unknown") != "unknown":
-            out[pid] = coordinator_protocol[pid]
-        else:
-            out[pid] = "unknown" if v2_possible else "v1"
-    return pd.Series(out, dtype=object)
+    commit = (marker_code == 1) & (epoch >= 0)
+    v2 = np.unique(pid[commit & (marker_epoch > epoch)])
+    v1 = np.setdiff1d(np.unique(pid[commit & (marker_epoch <= epoch)]), v2)
+    out = np.full(len(pid), "unknown" if v2_possible else "v1", dtype=object)
+    for p, proto in coordinator_protocol.items():
+        if proto != "unknown":
+            out[pid == p] = proto
+    out[np.isin(pid, v1)] = "v1"
+    out[np.isin(pid, v2)] = "v2"
+    return out
+
+
+def _join_coordinator(c: Arrays, coordinator_txns: pd.DataFrame | None, default_timeout: int, timeout_source: str) -> dict:
+    """transactional.id, timeout and the coordinator's verdict per span, matched on (producer id, epoch)."""
+    n = len(c["producer_id"])
+    out = {
+        "transactional_id": np.full(n, "", dtype=object),
+        "coordinator_seen": np.zeros(n, dtype=bool),
+        "timeout_ms": np.full(n, default_timeout, dtype=np.int64),
+        "timeout_source": np.full(n, timeout_source, dtype=object),
+        "coord_end": np.full(n, "", dtype=object),
+        "coord_cause": np.full(n, "", dtype=object),
+        "coord_protocol": {},
+    }
+    if coordinator_txns is None or coordinator_txns.empty:
+        return out
+    coord = coordinator_txns.drop_duplicates(["producer_id", "producer_epoch"], keep="last")
+    out["coord_protocol"] = dict(zip(coord["producer_id"].astype(np.int64).tolist(), coord["protocol"].tolist()))
+    tid_by_pid = dict(zip(coord["producer_id"].astype(np.int64).tolist(), coord["transactional_id"].tolist()))
+    joined = pd.DataFrame({"producer_id": c["producer_id"], "producer_epoch": c["producer_epoch"]}).merge(
+        coord[["producer_id", "producer_epoch", "transactional_id", "timeout_ms", "ended_by", "cause"]],
+        on=["producer_id", "producer_epoch"], how="left",
+    )
+    seen = joined["transactional_id"].notna().to_numpy()
+    out["coordinator_seen"] = seen
+    tids = joined["transactional_id"].to_numpy(dtype=object)
+    fallback = np.array([tid_by_pid.get(int(p), "") for p in c["producer_id"]], dtype=object) if (~seen).any() else tids
+    out["transactional_id"] = np.where(seen, tids, fallback).astype(object)
+    timeouts = joined["timeout_ms"].fillna(0).to_numpy(np.int64)
+    known = seen & (timeouts > 0)
+    out["timeout_ms"] = np.where(known, timeouts, default_timeout)
+    out["timeout_source"] = np.where(known, "coordinator", timeout_source).astype(object)
+    out["coord_end"] = joined["ended_by"].fillna("").to_numpy(dtype=object)
+    out["coord_cause"] = joined["cause"].fillna("").to_numpy(dtype=object)
+    return out
 
 
 def build_spans(
     merged: pd.DataFrame,
     tp_keys: list[tuple[str, int]],
     partition_end: Mapping[int, int],
-    coordinator_txns: pd.DataFrame,
+    coordinator_txns: pd.DataFrame | None,
     config: Mapping[str, int],
     config_is_default: Mapping[str, bool],
     v2_possible: bool,
@@ -55,173 +103,180 @@ def build_spans(
 ) -> pd.DataFrame:
     """The ``spans`` fact table (registry columns) from merged partial spans.
 
-    ``incomplete_tps`` are partitions whose dump has offset holes (compaction, an excerpt): there
-    an open span that its producer later superseded on the same partition most likely had its
-    marker in the missing part, so it is "ended" rather than open.
+    ``merged`` is sorted by (tp, producer id, ordinal). ``incomplete_tps`` are partitions whose
+    dump has offset holes (compaction, an excerpt): there an open span that its producer later
+    superseded on the same partition most likely had its marker in the missing part, so it is
+    "ended" rather than open.
     """
     if merged.empty:
         return pd.DataFrame(columns=list(SPANS.columns))
-    s = merged.copy()
-    topics = np.array([k[0] for k in tp_keys], dtype=object)
-    parts = np.array([k[1] for k in tp_keys], dtype=np.int64)
-    tp = s["tp"].to_numpy(np.int64)
-    s["topic"] = topics[tp]
-    s["partition"] = parts[tp]
-    no_data = s["producer_epoch"] < 0
-    s.loc[no_data, "producer_epoch"] = s.loc[no_data, "marker_epoch"]
-    s["marker"] = s["marker_code"].map(MARKER_NAMES).fillna("")
-    has_marker = s["marker_offset"] >= 0
-    s["state"] = np.select(
-        [~has_marker, s["marker_code"] == 1, s["marker_code"] == 2],
-        ["open", "committed", "aborted"],
-        default="ended",
-    )
-    s.loc[~has_marker, ["marker_epoch", "coordinator_epoch", "marker_time"]] = -1
-    last_ordinal = s.groupby(["tp", "producer_id"])["ordinal"].transform("max")
-    superseded = ~has_marker & (s["ordinal"] < last_ordinal) & s["tp"].isin(list(incomplete_tps))
-    s.loc[superseded, "state"] = "ended"
-    s["epoch_bump"] = np.where(has_marker & (s["producer_epoch"] >= 0), s["marker_epoch"] - s["producer_epoch"], 0)
-    first = s["first_time"].where(s["first_time"] >= 0, s["marker_time"])
-    s["first_time"] = first
-    s["end_time"] = np.where(has_marker & (s["marker_time"] >= 0), s["marker_time"], s["last_time"])
-    s["duration_ms"] = np.where((s["first_time"] >= 0) & (s["end_time"] >= 0), s["end_time"] - s["first_time"], -1)
+    c: Arrays = {name: merged[name].to_numpy() for name in merged.columns}
+    n = len(c["tp"])
+    tp = c["tp"].astype(np.int64)
+    pid = c["producer_id"].astype(np.int64)
+    has_marker = c["marker_offset"] >= 0
+    epoch = c["producer_epoch"].astype(np.int64)
+    epoch = np.where(epoch < 0, c["marker_epoch"], epoch)
+    code = c["marker_code"].astype(np.int64)
+    marker_epoch = np.where(has_marker, c["marker_epoch"], -1)
+    marker_time = np.where(has_marker, c["marker_time"], -1)
+    state = np.select([~has_marker, code == 1, code == 2], ["open", "committed", "aborted"], default="ended").astype(object)
+    groups = run_starts(tp, pid)
+    last_ordinal = _per_run(np.maximum.reduceat(c["ordinal"], groups), groups, n)
+    superseded = ~has_marker & (c["ordinal"] < last_ordinal) & np.isin(tp, list(incomplete_tps))
+    state[superseded] = "ended"
+    first_time = np.where(c["first_time"] >= 0, c["first_time"], marker_time)
+    end_time = np.where(has_marker & (marker_time >= 0), marker_time, c["last_time"])
+    cols: Arrays = {
+        "tp": tp, "ordinal": c["ordinal"], "producer_id": pid, "producer_epoch": epoch,
+        "first_offset": c["first_offset"], "last_offset": c["last_offset"],
+        "marker_offset": c["marker_offset"], "first_time": first_time, "last_time": c["last_time"],
+        "marker_time": marker_time, "end_time": end_time, "state": state,
+        "marker": np.array([MARKER_NAMES.get(int(x), "") for x in range(5)], dtype=object)[np.clip(code, 0, 4)],
+        "marker_code": code, "marker_epoch": marker_epoch,
+        "epoch_bump": np.where(has_marker & (epoch >= 0), marker_epoch - epoch, 0),
+        "coordinator_epoch": np.where(has_marker, c["coordinator_epoch"], -1),
+        "duration_ms": np.where((first_time >= 0) & (end_time >= 0), end_time - first_time, -1),
+        "batches": c["batches"], "records": c["records"],
+        "file_id": c["file_id"], "first_line": c["first_line"], "first_byte": c["first_byte"],
+        "marker_file_id": np.where(has_marker, c["marker_file_id"], -1),
+        "marker_line": c["marker_line"], "marker_byte": c["marker_byte"],
+    }
 
-    # Coordinator evidence: transactional.id, timeout and the coordinator's own verdict per (pid, epoch).
     default_timeout = int(config["transaction.timeout.ms"])
-    timeout_source = "default" if config_is_default.get("transaction.timeout.ms", True) else "config"
-    coord_protocol: dict[int, str] = {}
-    s["transactional_id"] = ""
-    s["coordinator_seen"] = False
-    s["timeout_ms"] = default_timeout
-    s["timeout_source"] = timeout_source
-    s["coord_end"] = ""
-    s["coord_cause"] = ""
-    if coordinator_txns is not None and not coordinator_txns.empty:
-        coord = coordinator_txns.drop_duplicates(["producer_id", "producer_epoch"], keep="last")
-        coord_protocol = dict(zip(coord["producer_id"].astype(np.int64), coord["protocol"]))
-        tid_by_pid = coord.drop_duplicates("producer_id").set_index("producer_id")["transactional_id"]
-        joined = s[["producer_id", "producer_epoch"]].merge(
-            coord[["producer_id", "producer_epoch", "transactional_id", "timeout_ms", "ended_by", "cause"]],
-            on=["producer_id", "producer_epoch"], how="left",
-        )
-        seen = joined["transactional_id"].notna().to_numpy()
-        s["coordinator_seen"] = seen
-        s["transactional_id"] = joined["transactional_id"].fillna(s["producer_id"].map(tid_by_pid)).fillna("").to_numpy()
-        known_timeout = seen & (joined["timeout_ms"].fillna(0).to_numpy() > 0)
-        s["timeout_ms"] = np.where(known_timeout, joined["timeout_ms"].fillna(0).to_numpy(np.int64), default_timeout)
-        s["timeout_source"] = np.where(known_timeout, "coordinator", timeout_source)
-        s["coord_end"] = joined["ended_by"].fillna("").to_numpy()
-        s["coord_cause"] = joined["cause"].fillna("").to_numpy()
-
-    protocols = protocol_by_producer(s, coord_protocol, v2_possible)
-    s["protocol"] = s["producer_id"].map(protocols).fillna("unknown")
+    source = "default" if config_is_default.get("transaction.timeout.ms", True) else "config"
+    joined = _join_coordinator(cols, coordinator_txns, default_timeout, source)
+    coord_protocol = joined.pop("coord_protocol")
+    cols.update(joined)
+    cols["protocol"] = protocol_by_producer(pid, epoch, code, marker_epoch, coord_protocol, v2_possible)
 
     # Producer history across partitions, in time order (offset order when times are unknown).
-    s["_sort_time"] = s["first_time"].where(s["first_time"] >= 0, s["end_time"])
-    s = s.sort_values(["producer_id", "_sort_time", "tp", "ordinal"], kind="stable").reset_index(drop=True)
-    pid = s["producer_id"]
-    same_prev = pid.eq(pid.shift(1))
-    same_next = pid.eq(pid.shift(-1))
-    s["prev_epoch"] = np.where(same_prev, s["producer_epoch"].shift(1, fill_value=-1), -1)
-    s["next_epoch"] = np.where(same_next, s["producer_epoch"].shift(-1, fill_value=-1), -1)
-    end_known = s["end_time"].where(s["end_time"] >= 0, -1)
-    prev_end = end_known.groupby(pid).cummax().groupby(pid).shift(1).fillna(-1).astype(np.int64)
-    s["idle_before_ms"] = np.where((prev_end >= 0) & (s["first_time"] >= 0), s["first_time"] - prev_end, -1)
-    next_first = s["first_time"].shift(-1, fill_value=-1)
-    s["next_gap_ms"] = np.where(same_next & (next_first >= 0) & (s["end_time"] >= 0), next_first - s["end_time"], -1)
-    s["zombie"] = _zombie_writes(s)
+    sort_time = np.where(first_time >= 0, first_time, end_time)
+    order = np.lexsort((cols["ordinal"], tp, sort_time, pid))
+    del c, sort_time
+    for key in list(cols):  # one column at a time, so only one extra copy is alive
+        cols[key] = cols[key][order]
+    _history(cols)
+    _ended_by(cols)
 
-    # Who ended each transaction, and why.
-    s = _ended_by(s)
+    ends = np.array([partition_end.get(i, -1) for i in range(len(tp_keys))], dtype=np.int64)
+    cols["partition_end_time"] = np.full(n, int(now_ms), dtype=np.int64) if now_ms is not None else ends[cols["tp"]]
+    open_ = cols["state"] == "open"
+    cols["age_ms"] = np.where(open_ & (cols["first_time"] >= 0) & (cols["partition_end_time"] >= 0),
+                              cols["partition_end_time"] - cols["first_time"], -1)
+    _recommendations(cols, int(config["transactional.id.expiration.ms"]))
+    cols["orphaned"] = np.full(n, "", dtype=object)  # set by crosscheck.mark_orphaned once coordinator evidence is joined
+    cols["topic"] = np.array([k[0] for k in tp_keys], dtype=object)[cols["tp"]]
+    cols["partition"] = np.array([k[1] for k in tp_keys], dtype=np.int64)[cols["tp"]]
 
-    if now_ms is not None:
-        s["partition_end_time"] = int(now_ms)
-    else:
-        s["partition_end_time"] = s["tp"].map(pd.Series(partition_end, dtype=np.int64)).fillna(-1).astype(np.int64)
-    open_ = s["state"] == "open"
-    s["age_ms"] = np.where(open_ & (s["first_time"] >= 0) & (s["partition_end_time"] >= 0), s["partition_end_time"] - s["first_time"], -1)
-
-    committed_long = s[s["state"] == "committed"].groupby("producer_id")["duration_ms"].max()
-    timed_out = s[s["cause"] == "timeout"].groupby("producer_id")["timeout_ms"].max()
-    wanted = pd.concat([committed_long, timed_out], axis=1).max(axis=1)
-    longest = s["producer_id"].map(wanted).fillna(-1).to_numpy(np.int64)
-    s["recommended_timeout_ms"] = recommend_timeout_array(longest)
-    expiration = int(config["transactional.id.expiration.ms"])
-    s["recommended_expiration_ms"] = recommend_expiration_array(s["idle_before_ms"].to_numpy(np.int64), expiration)
-    s["marker_file_id"] = s["marker_file_id"].where(s["marker_offset"] >= 0, -1)
-    s["orphaned"] = ""  # set by crosscheck.mark_orphaned once coordinator evidence is joined
-    out = s[list(SPANS.columns)].copy()
-    return out.sort_values(["topic", "partition", "first_offset", "producer_id"], kind="stable").reset_index(drop=True)
+    tp_rank = np.empty(len(tp_keys), dtype=np.int64)
+    tp_rank[sorted(range(len(tp_keys)), key=lambda i: tp_keys[i])] = np.arange(len(tp_keys))
+    final = np.lexsort((cols["producer_id"], cols["first_offset"], tp_rank[cols["tp"]]))
+    out = {}
+    for name in SPANS.columns:
+        values = cols.pop(name)[final]
+        # Text stays in plain object columns: converting to and from Arrow strings costs more than
+        # the whole enrichment for a few hundred thousand spans.
+        out[name] = pd.Series(values, dtype=object) if values.dtype == object else values
+    cols.clear()
+    return pd.DataFrame(out, copy=False)
 
 
-def _ended_by(s: pd.DataFrame) -> pd.DataFrame:
-    """Who ended each span (producer / coordinator / unknown) and why the coordinator did.
-
-    The coordinator's own records decide when present. Otherwise: under v1 only the coordinator
-    writes a marker at a bumped epoch; under v2 every marker is bumped, so an abort counts as the
-    coordinator's only when the transaction outlived its timeout or a new instance (higher epoch)
-    followed within 30 s.
-    """
-    open_ = (s["state"] == "open").to_numpy()
-    code = s["marker_code"].to_numpy()
-    v1 = (s["protocol"] == "v1").to_numpy()
-    duration = s["duration_ms"].to_numpy()
-    timed_out = (duration >= 0) & (duration >= s["timeout_ms"].to_numpy())
-    marker_epoch = s["marker_epoch"].to_numpy()
-    new_instance = (s["next_epoch"].to_numpy() > marker_epoch) & (marker_epoch >= 0)
-    gap = s["next_gap_ms"].to_numpy()
-    abort = code == 2
-    bump = s["epoch_bump"].to_numpy()
-    # Under v2 the coordinator's markers always carry a bumped epoch; an ABORT at the data epoch
-    # was written on an operator's request (kafka-transactions.sh abort), not by a timeout.
-    v2_unbumped = (s["protocol"] == "v2").to_numpy() & (bump <= 0)
-    by_coordinator = (v1 & (bump > 0)) | (~v1 & ~v2_unbumped & abort & timed_out) | (
-        ~v1 & ~v2_unbumped & abort & new_instance & (gap >= 0) & (gap <= 30_000)
-    )
-    coord_end = s["coord_end"].to_numpy()
-    coord_cause = s["coord_cause"].to_numpy()
-    said_coordinator = coord_end == "coordinator"
-    said_client = coord_end == "client"
-    s = s.copy()
-    s["ended_by"] = np.select(
-        [open_, said_coordinator, said_client, code == 1, by_coordinator, abort | ((code == 3) & v1)],
-        ["", "coordinator", "producer", "producer", "coordinator", "producer"],
-        default="unknown",
-    )
-    s["cause"] = np.select(
-        [open_, said_coordinator, said_client, code == 1, by_coordinator & timed_out, by_coordinator & new_instance, by_coordinator],
-        ["", coord_cause, "", "", "timeout", "new-instance", "coordinator-abort"],
-        default="",
-    )
-    return s
+def _history(c: Arrays) -> None:
+    """prev/next epoch, idle gap before, gap after and zombie writes; rows sorted by producer and time."""
+    n = len(c["producer_id"])
+    pid = c["producer_id"]
+    same_prev = np.zeros(n, dtype=bool)
+    same_prev[1:] = pid[1:] == pid[:-1]
+    same_next = np.zeros(n, dtype=bool)
+    same_next[:-1] = same_prev[1:]
+    epoch = c["producer_epoch"]
+    c["prev_epoch"] = np.where(same_prev, np.roll(epoch, 1), -1)
+    c["next_epoch"] = np.where(same_next, np.roll(epoch, -1), -1)
+    end = np.where(c["end_time"] >= 0, c["end_time"], -1)
+    running_end = pd.Series(end).groupby(pid).cummax().to_numpy()
+    prev_end = np.where(same_prev, np.roll(running_end, 1), -1)
+    first = c["first_time"]
+    c["idle_before_ms"] = np.where((prev_end >= 0) & (first >= 0), first - prev_end, -1)
+    next_first = np.roll(first, -1)
+    c["next_gap_ms"] = np.where(same_next & (next_first >= 0) & (c["end_time"] >= 0), next_first - c["end_time"], -1)
+    c["zombie"] = _zombie_writes(c)
 
 
-def _zombie_writes(s: pd.DataFrame) -> np.ndarray:
+def _zombie_writes(c: Arrays) -> np.ndarray:
     """Spans whose first data was written after the same producer id had used a higher epoch.
 
     Each span contributes two facts in time: its data epoch at first_time and its marker epoch at
     marker_time. A span is a zombie write when, strictly before its first_time, some fact of the
     same producer id carried a higher epoch.
     """
-    known = (s["first_time"] >= 0) & (s["producer_epoch"] >= 0) & (s["batches"] > 0)
+    n = len(c["producer_id"])
+    known = (c["first_time"] >= 0) & (c["producer_epoch"] >= 0) & (c["batches"] > 0)
     if not known.any():
-        return np.zeros(len(s), dtype=bool)
-    facts = pd.concat([
-        pd.DataFrame({"producer_id": s["producer_id"], "time": s["first_time"], "epoch": s["producer_epoch"]}),
-        pd.DataFrame({"producer_id": s["producer_id"], "time": s["marker_time"], "epoch": s["marker_epoch"]}),
-    ], ignore_index=True)
+        return np.zeros(n, dtype=bool)
+    facts = pd.DataFrame({
+        "producer_id": np.concatenate([c["producer_id"], c["producer_id"]]),
+        "time": np.concatenate([c["first_time"], c["marker_time"]]).astype(np.int64),
+        "epoch": np.concatenate([c["producer_epoch"], c["marker_epoch"]]).astype(np.int64),
+    })
     facts = facts[(facts["time"] >= 0) & (facts["epoch"] >= 0)].sort_values(["producer_id", "time"], kind="stable")
     facts["seen_max"] = facts.groupby("producer_id")["epoch"].cummax()
     facts = facts.drop_duplicates(["producer_id", "time"], keep="last").sort_values("time", kind="stable")
-    probe = pd.DataFrame({
-        "producer_id": s["producer_id"].astype(np.int64), "time": s["first_time"].astype(np.int64), "row": np.arange(len(s)),
-    })[known.to_numpy()].sort_values("time", kind="stable")
-    joined = pd.merge_asof(
-        probe, facts[["producer_id", "time", "seen_max"]].astype(np.int64), on="time", by="producer_id",
-        allow_exact_matches=False, direction="backward",
-    )
-    out = np.zeros(len(s), dtype=bool)
-    seen = joined["seen_max"].fillna(-1).to_numpy(np.int64)
+    probe = pd.DataFrame({"producer_id": c["producer_id"][known].astype(np.int64),
+                          "time": c["first_time"][known].astype(np.int64),
+                          "row": np.flatnonzero(known)}).sort_values("time", kind="stable")
+    joined = pd.merge_asof(probe, facts[["producer_id", "time", "seen_max"]], on="time", by="producer_id",
+                           allow_exact_matches=False, direction="backward")
+    out = np.zeros(n, dtype=bool)
     rows = joined["row"].to_numpy()
-    out[rows] = s["producer_epoch"].to_numpy(np.int64)[rows] < seen
+    out[rows] = c["producer_epoch"][rows] < joined["seen_max"].fillna(-1).to_numpy(np.int64)
     return out
+
+
+def _ended_by(c: Arrays) -> None:
+    """Who ended each span (producer / coordinator / unknown) and why the coordinator did.
+
+    The coordinator's own records decide when present. Otherwise: under v1 only the coordinator
+    writes a marker at a bumped epoch; under v2 every marker is bumped, so an abort counts as the
+    coordinator's only when the transaction outlived its timeout or a new instance (higher epoch)
+    followed within 30 s, and an abort at the data epoch was an operator's
+    (kafka-transactions.sh abort), not a timeout.
+    """
+    open_ = c["state"] == "open"
+    code = c["marker_code"]
+    v1 = c["protocol"] == "v1"
+    duration = c["duration_ms"]
+    timed_out = (duration >= 0) & (duration >= c["timeout_ms"])
+    marker_epoch = c["marker_epoch"]
+    new_instance = (c["next_epoch"] > marker_epoch) & (marker_epoch >= 0)
+    gap = c["next_gap_ms"]
+    abort = code == 2
+    bump = c["epoch_bump"]
+    v2_unbumped = (c["protocol"] == "v2") & (bump <= 0)
+    by_coordinator = (v1 & (bump > 0)) | (~v1 & ~v2_unbumped & abort & timed_out) | (
+        ~v1 & ~v2_unbumped & abort & new_instance & (gap >= 0) & (gap <= NEW_INSTANCE_WINDOW_MS)
+    )
+    said_coordinator = c["coord_end"] == "coordinator"
+    said_client = c["coord_end"] == "client"
+    c["ended_by"] = np.select(
+        [open_, said_coordinator, said_client, code == 1, by_coordinator, abort | ((code == 3) & v1)],
+        ["", "coordinator", "producer", "producer", "coordinator", "producer"],
+        default="unknown",
+    ).astype(object)
+    c["cause"] = np.select(
+        [open_, said_coordinator, said_client, code == 1, by_coordinator & timed_out, by_coordinator & new_instance, by_coordinator],
+        ["", c["coord_cause"], "", "", "timeout", "new-instance", "coordinator-abort"],
+        default="",
+    ).astype(object)
+
+
+def _recommendations(c: Arrays, expiration_ms: int) -> None:
+    """transaction.timeout.ms fitting each producer id's longest transaction; expiration outlasting idle gaps."""
+    n = len(c["producer_id"])
+    starts = run_starts(c["producer_id"])
+    committed = np.where(c["state"] == "committed", c["duration_ms"], -1)
+    timed_out = np.where(c["cause"] == "timeout", c["timeout_ms"], -1)
+    wanted = np.maximum(np.maximum.reduceat(committed, starts), np.maximum.reduceat(timed_out, starts))
+    c["recommended_timeout_ms"] = recommend_timeout_array(_per_run(wanted, starts, n))
+    c["recommended_expiration_ms"] = recommend_expiration_array(c["idle_before_ms"].astype(np.int64), expiration_ms)
+

@@ -180,6 +180,48 @@ def _render(report, format: Format, out: TextIO, color: Optional[bool]) -> None:
         render_text(report, out, color=color if color is not None else (out.isatty() if hasattr(out, "isatty") else False))
 
 
+@app.command()
+def timeline(
+    paths: list[str] = typer.Argument(..., help="Dumps, client logs, broker logs (files, directories, globs, .gz, -)."),
+    format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
+    transactional_id: list[str] = typer.Option([], "--transactional-id", "-t", help="Only these transactional ids (repeatable)."),
+    producer_id: list[int] = typer.Option([], "--producer-id", "-p", help="Only these producer ids (repeatable)."),
+    all_ids: bool = typer.Option(False, "--all", help="Every transactional id, not only those with findings."),
+    data: bool = typer.Option(True, "--data/--no-data", help="Include first writes and markers from data-partition dumps."),
+    limit: int = typer.Option(200, "--limit", help="At most this many events per transactional id."),
+    config: list[Path] = typer.Option([], "--config", "-c", help="Producer or broker .properties (repeatable)."),
+    now: Optional[str] = typer.Option(None, "--now", help="Treat this time as 'now'."),
+    partition: Optional[str] = typer.Option(None, "--partition", help="TOPIC-N for dumps without a `Dumping` line."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file."),
+) -> None:
+    """One timeline per transactional.id: coordinator states, writes and markers, client and broker events."""
+    from .engine.local import analyze as run_analysis
+    from .engine.timeline import build_timeline
+    from .readers.base import ReadOptions
+    from .report.timeline import render_timeline_json, render_timeline_text
+
+    effective = EffectiveConfig.defaults()
+    for path in config:
+        effective.load_properties(str(path))
+    result = run_analysis(paths, _load_rules([], [], []), effective, parse_time(now) if now else None, ReadOptions(partition=partition))
+    keys: set[str] | None = set(transactional_id) | {f"producer {p}" for p in producer_id}
+    if not keys and all_ids:
+        keys = None
+    elif not keys:
+        keys = {f.subject.transactional_id or (f"producer {f.subject.producer_id}" if f.subject.producer_id is not None else "")
+                for f in result.findings if f.severity in ("error", "warning")} - {""}
+        if not keys:
+            keys = None
+    events = build_timeline(result.tables, result.tables.get("txn_records"), keys=keys, include_data=data)
+    with _output(output) as out:
+        if format == Format.json:
+            render_timeline_json(events, result.files, out, limit)
+        else:
+            render_timeline_text(events, result.files, out, limit)
+    if not result.readable:
+        _fail("nothing readable in the given inputs")
+
+
 @app.command("rules")
 def list_rules(
     format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),

@@ -215,6 +215,9 @@ LOG_EVENTS = Schema(
         _c("timeout_ms", "int64", "transaction timeout named by the event; -1 none"),
         _c("txn_state", "object", "transaction state named by the event (tool output, coordinator logs); '' none"),
         _c("message", "object", "the event's message (first line, without timestamp/level/logger prefix), at most 1000 chars"),
+        _c("current_offset", "int64", "tool output (kafka-consumer-groups): the group's committed CURRENT-OFFSET; -1 none"),
+        _c("log_end_offset", "int64", "tool output (kafka-consumer-groups): LOG-END-OFFSET of the partition; -1 none"),
+        _c("lag", "int64", "tool output (kafka-consumer-groups): LAG; -1 none"),
     ),
     "One row per client, broker or tool log event (a line, or a line plus its stack trace).",
 )

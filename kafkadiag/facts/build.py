@@ -83,6 +83,7 @@ def build_fact_tables(
     )
     log_events = _concat(events.log_events, LOG_EVENTS.empty())
     return {
+        "txn_records": records,
         "log_events": log_events,
         "spans": spans,
         "epoch_changes": build_epoch_changes(spans),

@@ -69,13 +69,10 @@ def _join_coordinator(c: Arrays, coordinator_txns: pd.DataFrame | None, default_
     }
     if coordinator_txns is None or coordinator_txns.empty:
         return out
-    coord = coordinator_txns.drop_duplicates(["producer_id", "producer_epoch"], keep="last")
+    coord = coordinator_txns
     out["coord_protocol"] = dict(zip(coord["producer_id"].astype(np.int64).tolist(), coord["protocol"].tolist()))
     tid_by_pid = dict(zip(coord["producer_id"].astype(np.int64).tolist(), coord["transactional_id"].tolist()))
-    joined = pd.DataFrame({"producer_id": c["producer_id"], "producer_epoch": c["producer_epoch"]}).merge(
-        coord[["producer_id", "producer_epoch", "transactional_id", "timeout_ms", "ended_by", "cause"]],
-        on=["producer_id", "producer_epoch"], how="left",
-    )
+    joined = _match_transactions(c, coord)
     seen = joined["transactional_id"].notna().to_numpy()
     out["coordinator_seen"] = seen
     tids = joined["transactional_id"].to_numpy(dtype=object)
@@ -88,6 +85,44 @@ def _join_coordinator(c: Arrays, coordinator_txns: pd.DataFrame | None, default_
     out["coord_end"] = joined["ended_by"].fillna("").to_numpy(dtype=object)
     out["coord_cause"] = joined["cause"].fillna("").to_numpy(dtype=object)
     return out
+
+
+#: Clock skew allowed between the coordinator's and the partition leaders' timestamps.
+SKEW_MS = 2_000
+
+
+def _match_transactions(c: Arrays, coord: pd.DataFrame) -> pd.DataFrame:
+    """For each span, the coordinator transaction it belongs to (or none), aligned with the spans.
+
+    Under protocol v1 one producer id and epoch run many transactions, so (producer id, epoch)
+    alone is ambiguous. A span with a marker belongs to the transaction whose Prepare* record is
+    nearest its marker (markers are written between Prepare* and Complete*); an open span to the
+    transaction whose start is nearest its first write. Matches further apart than the clock skew
+    allowance plus the transaction's own length are dropped.
+    """
+    n = len(c["producer_id"])
+    right = coord[["producer_id", "producer_epoch", "transactional_id", "timeout_ms", "ended_by", "cause",
+                   "start_time", "prepare_time", "complete_time"]].copy()
+    right["producer_id"] = right["producer_id"].astype(np.int64)
+    right["producer_epoch"] = right["producer_epoch"].astype(np.int64)
+    keys = ["producer_id", "producer_epoch"]
+    base = pd.DataFrame({"producer_id": c["producer_id"].astype(np.int64), "producer_epoch": c["producer_epoch"].astype(np.int64),
+                         "row": np.arange(n)})
+    parts = []
+    for left_time, right_time in ((c["marker_time"], "prepare_time"), (np.where(c["marker_time"] < 0, c["first_time"], -1), "start_time")):
+        left = base.assign(t=np.asarray(left_time, dtype=np.int64))
+        left = left[left["t"] >= 0].sort_values("t", kind="stable")
+        cand = right[right[right_time] >= 0].assign(t=lambda f: f[right_time].astype(np.int64)).sort_values("t", kind="stable")
+        if left.empty or cand.empty:
+            continue
+        m = pd.merge_asof(left, cand.drop(columns=keys).assign(**{k: cand[k] for k in keys}), on="t", by=keys,
+                          direction="nearest", tolerance=SKEW_MS + 60_000)
+        parts.append(m)
+    matched = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["row"])
+    untimed = base[(c["marker_time"] < 0) & (c["first_time"] < 0)].merge(
+        right.drop_duplicates(keys, keep="last"), on=keys, how="left")
+    both = pd.concat([matched, untimed], ignore_index=True).drop_duplicates("row").set_index("row")
+    return both.reindex(range(n))
 
 
 def build_spans(

@@ -15,13 +15,14 @@ import pandas as pd
 from kafkadiag.inputs import InputStream, expand_inputs, open_error, open_input
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions
 from kafkadiag.readers.dumplog import read_dump
+from kafkadiag.readers.logs import read_logs
 from kafkadiag.readers.sniff import BINARY, EMPTY, HEAD_BYTES
 from kafkadiag.readers.sniff import sniff as sniff_head
 
 Reader = Callable[[BinaryIO, ReadContext], Iterator[tuple[str, pd.DataFrame]]]
 
 #: Kind prefix (text before the first ``/``) -> reader.
-READERS: dict[str, Reader] = {"dump-log": read_dump}
+READERS: dict[str, Reader] = {"dump-log": read_dump, "log": read_logs}
 
 
 def register_reader(prefix: str, reader: Reader) -> None:

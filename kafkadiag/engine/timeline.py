@@ -1,0 +1,125 @@
+"""One timeline per transactional.id from every kind of evidence.
+
+On call, the question is "what happened to orders-tx-3, in order": the coordinator's state
+changes, the data partitions' first writes and markers, the client's errors and the broker's
+decisions, side by side. Events are joined by transactional.id, or by producer id when the
+coordinator's records (or a log line naming both) map the producer id to an id.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import numpy as np
+import pandas as pd
+
+TIMELINE_COLUMNS = (
+    "key", "time", "source", "kind", "transactional_id", "producer_id", "producer_epoch", "topic", "partition",
+    "text", "file_id", "line",
+)
+
+
+def _producer_ids(tables: dict[str, pd.DataFrame]) -> dict[int, str]:
+    """producer id -> transactional.id, from coordinator records and log lines naming both."""
+    mapping: dict[int, str] = {}
+    coord = tables.get("coordinator_txns")
+    if coord is not None and not coord.empty:
+        mapping.update(zip(coord["producer_id"].astype(int).tolist(), coord["transactional_id"].tolist()))
+    ids = tables.get("transactional_ids")
+    if ids is not None and not ids.empty:
+        mapping.update(zip(ids["producer_id"].astype(int).tolist(), ids["transactional_id"].tolist()))
+    logs = tables.get("log_events")
+    if logs is not None and not logs.empty:
+        both = logs[(logs["producer_id"] >= 0) & (logs["transactional_id"] != "")]
+        for pid, tid in zip(both["producer_id"].astype(int).tolist(), both["transactional_id"].tolist()):
+            mapping.setdefault(pid, tid)
+    return mapping
+
+
+def _coordinator_rows(records: pd.DataFrame | None) -> list[dict]:
+    rows: list[dict] = []
+    if records is None or records.empty:
+        return rows
+    for r in records.itertuples(index=False):
+        t = r.last_update_ms if r.last_update_ms >= 0 else r.record_time
+        if r.tombstone:
+            text = "coordinator expired the transactional.id (tombstone)"
+            t = r.record_time if r.record_time >= 0 else t
+        else:
+            parts = f" partitions {r.partitions}" if r.partitions else ""
+            text = f"coordinator: {r.state} (producer id {r.producer_id}, epoch {r.producer_epoch}){parts}"
+        rows.append({"time": int(t), "source": "coordinator", "kind": r.state or "tombstone",
+                     "transactional_id": r.transactional_id, "producer_id": int(r.producer_id),
+                     "producer_epoch": int(r.producer_epoch), "topic": "", "partition": -1, "text": text,
+                     "file_id": int(r.file_id), "line": int(r.line)})
+    return rows
+
+
+def _span_rows(spans: pd.DataFrame | None) -> list[dict]:
+    rows: list[dict] = []
+    if spans is None or spans.empty:
+        return rows
+    for s in spans.itertuples(index=False):
+        base = {"source": "data", "transactional_id": s.transactional_id, "producer_id": int(s.producer_id),
+                "producer_epoch": int(s.producer_epoch), "topic": s.topic, "partition": int(s.partition)}
+        if s.batches > 0:
+            rows.append({**base, "time": int(s.first_time), "kind": "first-write",
+                         "text": f"first write to {s.topic}-{s.partition} at offset {s.first_offset} (epoch {s.producer_epoch})",
+                         "file_id": int(s.file_id), "line": int(s.first_line)})
+        if s.marker_offset >= 0:
+            who = f", the {s.ended_by}'s decision" if s.ended_by in ("producer", "coordinator") else ""
+            rows.append({**base, "time": int(s.marker_time), "kind": s.marker or "marker",
+                         "text": f"{s.marker} marker on {s.topic}-{s.partition} at offset {s.marker_offset} "
+                                 f"(epoch {s.marker_epoch}{who})",
+                         "file_id": int(s.marker_file_id), "line": int(s.marker_line)})
+        elif s.state == "open":
+            rows.append({**base, "time": int(s.partition_end_time), "kind": "still-open",
+                         "text": f"still open on {s.topic}-{s.partition} since offset {s.first_offset}",
+                         "file_id": int(s.file_id), "line": int(s.first_line)})
+    return rows
+
+
+def _log_rows(logs: pd.DataFrame | None) -> list[dict]:
+    rows: list[dict] = []
+    if logs is None or logs.empty:
+        return rows
+    for e in logs.itertuples(index=False):
+        label = " ".join(x for x in (e.level, e.error or e.exception) if x)
+        who = e.client_id or e.library
+        rows.append({"time": int(e.time), "source": e.source or "log", "kind": e.error or e.level or "log",
+                     "transactional_id": e.transactional_id, "producer_id": int(e.producer_id),
+                     "producer_epoch": int(e.producer_epoch), "topic": e.topic, "partition": int(e.partition),
+                     "text": f"{who}: {label}: {e.message}"[:300] if label else f"{who}: {e.message}"[:300],
+                     "file_id": int(e.file_id), "line": int(e.line)})
+    return rows
+
+
+def build_timeline(
+    tables: dict[str, pd.DataFrame],
+    records: pd.DataFrame | None = None,
+    keys: Iterable[str] | None = None,
+    include_data: bool = True,
+) -> pd.DataFrame:
+    """All events keyed by transactional.id (or ``producer <id>``), in time order within each key.
+
+    ``records`` are the raw __transaction_state rows; ``keys`` limits the result to those keys.
+    """
+    pid_to_tid = _producer_ids(tables)
+    rows = _coordinator_rows(records) + _log_rows(tables.get("log_events"))
+    if include_data:
+        rows += _span_rows(tables.get("spans"))
+    if not rows:
+        return pd.DataFrame(columns=list(TIMELINE_COLUMNS))
+    frame = pd.DataFrame(rows)
+    tid = frame["transactional_id"].fillna("").astype(str)
+    by_pid = frame["producer_id"].map(lambda p: pid_to_tid.get(int(p), "")).astype(str)
+    tid = tid.where(tid != "", by_pid)
+    frame["transactional_id"] = tid
+    frame["key"] = np.where(tid != "", tid, np.where(frame["producer_id"] >= 0, "producer " + frame["producer_id"].astype(str), ""))
+    frame = frame[frame["key"] != ""]
+    if keys is not None:
+        wanted = set(keys)
+        frame = frame[frame["key"].isin(wanted)]
+    frame = frame.assign(_t=np.where(frame["time"] >= 0, frame["time"], np.iinfo(np.int64).max))
+    frame = frame.sort_values(["key", "_t", "file_id", "line"], kind="stable").drop(columns="_t")
+    return frame[list(TIMELINE_COLUMNS)].reset_index(drop=True)

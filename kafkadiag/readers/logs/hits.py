@@ -1,0 +1,61 @@
+"""Find the lines of a block that can concern Kafka, without touching the others in Python.
+
+Most lines of an application log are chatter. The block's lines become one Arrow binary array
+(no copy: the offsets come from a numpy newline search) and RE2 tests them all against the
+keyword set in C++. Kafka's own logger name at the end of a broker line
+(``(kafka.server.ReplicaManager)``) does not count, or every broker line would be a candidate.
+A second pass marks lines that start with a timestamp: those always begin a new event, which
+lets event grouping skip the layout recognisers for them.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+#: Words that make a line worth parsing (case-sensitive literals).
+KEYWORDS = (
+    "KAFKA", "o.a.k.", "o.s.k.", "ransaction", "TRANSACTION", "roducer", "PRODUCER", "PID{", "enced", "FENCED",
+    "EPOCH", "COORDINATOR", "oordinator", "TIMED_OUT", "_STATE", "INCONSISTENT", "Local: ", "Broker: ", "Local_",
+    "thrd:", "txn", "Txn", "TXN", "sarama", "kgo", "LOG-END-OFFSET", "CURRENT-OFFSET", "clientId=", "groupId=",
+    "onsumer group", "\\_\\_transaction",
+)
+_KEYWORDS_RE = "|".join(re.escape(k) for k in KEYWORDS)
+_KAFKA_RE = "[Kk]afka"
+#: ``(kafka.server.ReplicaManager)`` / ``(org.apache.kafka.x.Y)`` at the end of a broker-format line.
+_LOGGER_TAIL_RE = r"\((?:org\.apache\.)?kafka\.[\w.$]+\)\s*$"
+#: Lines that start with a date-time (any layout), or librdkafka's ``%level|``.
+_STAMP_START_RE = (
+    r"^(?:[A-Za-z0-9][\w.\-]{0,62}\s*\| |\[pod/[^\]\s]+\] )?"  # a container prefix (docker compose, kubectl)
+    r"(?:\[?\d{4}[-/]\d\d[-/]\d\d[T ]\d\d:\d\d|\[?\d\d:\d\d:\d\d[.,]\d|%[0-7]\|)"
+)
+
+
+def line_array(data: bytes, starts: np.ndarray) -> pa.Array:
+    """The lines of ``data`` (which ends with a newline) as an Arrow binary array, newlines included."""
+    offsets = np.empty(len(starts) + 1, dtype=np.int64)
+    offsets[:-1] = starts
+    offsets[-1] = len(data)
+    return pa.Array.from_buffers(pa.large_binary(), len(starts), [None, pa.py_buffer(offsets), pa.py_buffer(data)])
+
+
+def hit_mask(lines: pa.Array) -> np.ndarray:
+    """Boolean mask of the lines that contain a keyword (a broker line's own logger name excluded)."""
+    if len(lines) == 0:
+        return np.zeros(0, dtype=bool)
+    mask = np.asarray(pc.match_substring_regex(lines, _KEYWORDS_RE), dtype=bool)
+    kafka = np.asarray(pc.count_substring_regex(lines, _KAFKA_RE))
+    if kafka.any():
+        tails = np.asarray(pc.count_substring_regex(lines, _LOGGER_TAIL_RE))
+        mask |= kafka > tails
+    return mask
+
+
+def stamp_mask(lines: pa.Array) -> np.ndarray:
+    """Boolean mask of the lines that start with a timestamp (they always start an event)."""
+    if len(lines) == 0:
+        return np.zeros(0, dtype=bool)
+    return np.asarray(pc.match_substring_regex(lines, _STAMP_START_RE), dtype=bool)

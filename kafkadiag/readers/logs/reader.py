@@ -1,0 +1,317 @@
+"""Reader for client, broker and tool logs: stream blocks, group lines into events, emit LOG_EVENTS rows.
+
+Per block: find candidate lines with a C-speed keyword search, then for each candidate walk back
+to the head line of its event and forward over its continuation lines (stack trace, multi-line
+message, printed error object). Every line of the event is then parsed. Lines no event claims are
+counted, not parsed: in a log they are ordinary chatter (a note), in a file that is clearly not a
+log they are skips. A block is cut before its last head line, so an event never straddles two
+blocks unless it is longer than a block.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import BinaryIO, Iterator
+
+import numpy as np
+import pandas as pd
+
+from kafkadiag.readers.base import ReadContext
+from kafkadiag.readers.logs.blocks import BLOCK_SIZE, LINE_CAP, whole_lines
+from kafkadiag.readers.logs.clean import clean, is_blank
+from kafkadiag.readers.logs.event import COLUMNS, RawEvent, full_row
+from kafkadiag.readers.logs.fastline import DROPPED, UNCACHEABLE, LineTemplates
+from kafkadiag.readers.logs.head import BROKER, TEXT, TOOL, Head
+from kafkadiag.readers.logs.hits import hit_mask, line_array, stamp_mask
+from kafkadiag.readers.logs.layouts import Recognisers
+from kafkadiag.readers.logs.stack import is_shaped
+from kafkadiag.readers.logs.times import Anchor
+from kafkadiag.readers.logs.tools import Table, parse_row, row_fields
+from kafkadiag.readers.sink import Sink
+
+MAX_EVENT_LINES = 4000
+MAX_FREE_LINES = 20  # unshaped lines a message may run on before they count as chatter
+LOOKBACK = 4000  # lines searched back from a block's end for the last head line
+DOC_RATIO = 0.15  # below this share of log-shaped lines, a file is not a log
+
+
+def read_logs(stream: BinaryIO, ctx: ReadContext, *, block_size: int = BLOCK_SIZE) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Read one log input; yield ``("log_events", frame)`` chunks of at most ``chunk_rows`` rows."""
+    reader = _LogReader(ctx)
+    tail = b""
+    for block, dropped in whole_lines(stream, block_size):
+        data = tail + block if tail else block
+        tail = reader.feed(data, final=False, dropped=dropped)
+        if dropped:
+            reader.note_truncated()
+        yield from reader.sink.drain()
+    if tail:
+        reader.feed(tail, final=True, dropped=0)
+    reader.finish()
+    yield from reader.sink.drain(final=True)
+
+
+class _LogReader:
+    """State of one input across blocks."""
+
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.sink = Sink(ctx.options.chunk_rows)
+        self.recognise = Recognisers()
+        self.anchor = Anchor()
+        self.templates = LineTemplates(self.recognise)
+        self.base = 0  # byte offset of the next block's first line
+        self.line_no = 1  # line number of the next block's first line
+        self.seq = 0
+        self.doc_mode: bool | None = None
+        self.other = 0
+        self.families: Counter = Counter()
+        self.sample_families: Counter = Counter()
+        self.known_broker = False
+        # per-block caches
+        self._raw: list[str] = []
+        self._clean: list[tuple[str, str] | None] = []
+        self._heads: dict[int, Head | None] = {}
+        self._claimed_blank = 0
+        self._stamped = np.zeros(0, dtype=bool)
+
+    # --- blocks -------------------------------------------------------------------------------
+
+    def feed(self, data: bytes, final: bool, dropped: int) -> bytes:
+        """Process the whole lines in ``data``; return the bytes of the lines kept for the next block."""
+        text = data.decode("utf-8", "replace")
+        lines = text.split("\n")
+        lines.pop()  # data ends with a newline
+        n = len(lines)
+        self._raw = lines
+        self._clean = [None] * n
+        self._heads = {}
+        if self.doc_mode is None:
+            self._decide_mode(n)
+        byte_starts = _line_starts(data)
+        arrow = line_array(data, byte_starts)
+        self._stamped = stamp_mask(arrow)
+        keep = n if final or dropped else self._cut(n)
+        hits = np.flatnonzero(hit_mask(arrow)[:keep])
+        self._claimed_blank = 0
+        claimed = self._events(hits, keep, byte_starts)
+        blank = lines[:keep].count("") + lines[:keep].count("\r") - self._claimed_blank
+        self.other += max(0, keep - claimed - blank)
+        self.ctx.report.lines += keep
+        self.line_no += keep
+        processed = int(byte_starts[keep]) if keep < n else len(data)
+        self.base += processed + (dropped if keep == n else 0)
+        return data[processed:]
+
+    def _cut(self, n: int) -> int:
+        """Index of the last head line (the start of the event that may continue in the next block)."""
+        for j in range(n - 1, max(-1, n - 1 - LOOKBACK), -1):
+            if self._head(j) is not None:
+                return j if j > 0 else n
+        return n
+
+    def _decide_mode(self, n: int) -> None:
+        """Is this a log at all? Look at the first lines: a log has mostly head or continuation lines."""
+        shaped = seen = 0
+        for j in range(n):
+            prefix_text = self._text(j)
+            if is_blank(prefix_text):
+                continue
+            seen += 1
+            head = self._head(j)
+            if head is not None:
+                shaped += 1
+                self.sample_families[head.family] += 1
+            elif is_shaped(prefix_text):
+                shaped += 1
+            if seen >= 400:
+                break
+        self.doc_mode = seen > 0 and shaped < DOC_RATIO * seen
+        self.known_broker = self.sample_families[BROKER] > 0
+
+    # --- line access --------------------------------------------------------------------------------
+
+    def _cleaned(self, j: int) -> tuple[str, str]:
+        got = self._clean[j]
+        if got is None:
+            raw = self._raw[j]
+            got = self._clean[j] = clean(raw if len(raw) <= LINE_CAP else raw[:LINE_CAP])
+        return got
+
+    def _text(self, j: int) -> str:
+        return self._cleaned(j)[1]
+
+    def _head(self, j: int) -> Head | None:
+        if j in self._heads:
+            return self._heads[j]
+        text = self._text(j)
+        head = self.recognise(text) if text and text[0] not in " \t" else None
+        self._heads[j] = head
+        return head
+
+    # --- grouping ---------------------------------------------------------------------------------------
+
+    def _events(self, hits: np.ndarray, limit: int, byte_starts: np.ndarray) -> int:
+        """Emit the events that contain a hit line; return how many lines they span."""
+        claimed = 0
+        prev_end = 0
+        stamped = self._stamped
+        for h0 in hits.tolist():
+            if h0 < prev_end:
+                continue
+            if stamped[h0] and (h0 + 1 >= limit or stamped[h0 + 1]):
+                done = self._single(h0, byte_starts)
+                if done >= 0:
+                    claimed += done
+                    prev_end = h0 + 1
+                    continue
+            h = h0
+            while h > prev_end and not stamped[h] and self._head(h) is None:
+                h -= 1
+            head = self._head(h)
+            if head is not None and head.family == TOOL:
+                end = self._table(h, head, limit, byte_starts)
+                claimed += end - h
+                prev_end = end
+                if h0 < end:
+                    continue
+                h = h0  # the hit follows the table: it starts an event of its own
+            e = self._extend(h, limit)
+            if h0 >= e:
+                h = h0
+                e = self._extend(h, limit)
+            claimed += self._emit(h, e, byte_starts)
+            prev_end = e
+        return claimed
+
+    def _extend(self, h: int, limit: int) -> int:
+        """End (exclusive) of the event starting at line ``h``."""
+        prefix = self._cleaned(h)[0]
+        free = 0
+        j = h + 1
+        stop = min(limit, h + MAX_EVENT_LINES)
+        stamped = self._stamped
+        while j < stop:
+            if stamped[j]:
+                break  # a line that starts with a timestamp starts the next event
+            pfx, text = self._cleaned(j)
+            if pfx != prefix:
+                break
+            if is_blank(text):
+                k = j + 1
+                while k < stop and is_blank(self._text(k)):
+                    k += 1
+                if k < stop and self._continues_after_blank(k, prefix):
+                    j = k
+                    continue
+                break
+            if text[0] in " \t":
+                j += 1
+                continue
+            if self._head(j) is not None:
+                break
+            if is_shaped(text):
+                j += 1
+                continue
+            if free < MAX_FREE_LINES:
+                free += 1
+                j += 1
+                continue
+            break
+        return j
+
+    def _continues_after_blank(self, k: int, prefix: str) -> bool:
+        pfx, text = self._cleaned(k)
+        return pfx == prefix and (text[0] in " \t" or (is_shaped(text) and self._head(k) is None))
+
+    # --- output -----------------------------------------------------------------------------------------
+
+    def _emit(self, h: int, e: int, byte_starts: np.ndarray) -> int:
+        head = self._head(h)
+        first = self._text(h)
+        rest = [self._text(j) for j in range(h + 1, e)]
+        line, byte = self.line_no + h, self.base + int(byte_starts[h])
+        ev = RawEvent(line, byte, e - h, head, first, rest)
+        time_ms = self.anchor.resolve(head.stamp) if head is not None else -1
+        built = full_row(ev, (self.ctx.file_id, line, byte, e - h, self.seq, time_ms), self.known_broker)
+        if built is None:
+            return 0  # broker chatter: its lines count as other log lines
+        self._add(*built)
+        self._claimed_blank += sum(1 for j in range(h + 1, e) if self._raw[j] in ("", "\r"))
+        return e - h
+
+    def _single(self, j: int, byte_starts: np.ndarray) -> int:
+        """A one-line event through its line template: 1 if emitted, 0 if chatter, -1 if it needs a full parse."""
+        recipe, digits = self.templates.lookup(self._text(j), self.known_broker)
+        if recipe is UNCACHEABLE:
+            return -1
+        if recipe is DROPPED:
+            return 0
+        line, byte = self.line_no + j, self.base + int(byte_starts[j])
+        time_ms = self.anchor.resolve(recipe.stamp(digits))  # type: ignore[union-attr]
+        self._add((self.ctx.file_id, line, byte, 1, self.seq, time_ms) + recipe.values(digits), recipe.family)  # type: ignore[union-attr]
+        return 1
+
+    def _table(self, h: int, head: Head, limit: int, byte_starts: np.ndarray) -> int:
+        """Rows of a tool table starting at header line ``h``; return the end of the table."""
+        table = head.fields["table"]
+        assert isinstance(table, Table)
+        j = h + 1
+        rows = 0
+        while j < limit:
+            row = parse_row(table, self._text(j))
+            if row is None:
+                break
+            self._tool_row(table, row, j, byte_starts)
+            rows += 1
+            j += 1
+        if rows == 0:
+            self._tool_row(table, {}, h, byte_starts)  # an empty table is a result too (no hanging transactions)
+        return j
+
+    def _tool_row(self, table: Table, row: dict[str, str], j: int, byte_starts: np.ndarray) -> None:
+        values = dict(_TOOL_DEFAULTS)
+        values.update(row_fields(table, row) if row else {})
+        values.update({
+            "file_id": self.ctx.file_id, "line": self.line_no + j, "byte": self.base + int(byte_starts[j]), "lines": 1,
+            "seq": self.seq, "source": "tool", "library": table.library, "logger": table.command,
+            "message": self._text(j).strip()[:1000],
+        })
+        self._add(tuple(values[c] for c in COLUMNS), TOOL)
+
+    def _add(self, row: tuple, family: str) -> None:
+        self.sink.row("log_events", row)
+        self.seq += 1
+        self.families[family] += 1
+        if family == BROKER:
+            self.known_broker = True
+        self.ctx.saw_kind("log/" + family)
+
+    def note_truncated(self) -> None:
+        self.ctx.note("long lines cut to 64 KiB")
+
+    def finish(self) -> None:
+        if self.other:
+            if self.doc_mode:
+                self.ctx.skip("not a log line", self.other)
+            else:
+                self.ctx.note("other log lines", self.other)
+        if not self.ctx.report.kinds:
+            families = [f for f, _ in self.sample_families.most_common() if f != TOOL]
+            self.ctx.saw_kind("log/" + (families[0] if families else TEXT))
+
+
+_TOOL_DEFAULTS = {c: ("" if c in ("level", "client_id", "transactional_id", "group_id", "topic", "error", "errors",
+                                  "exception", "root_cause", "exceptions", "state_from", "state_to", "txn_state")
+                      else -1) for c in COLUMNS}
+_TOOL_DEFAULTS["time"] = -1
+
+
+def _line_starts(data: bytes) -> np.ndarray:
+    """Byte offset of every line start in ``data`` (which ends with a newline)."""
+    ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
+    starts = np.empty(len(ends), dtype=np.int64)
+    if len(ends):
+        starts[0] = 0
+        starts[1:] = ends[:-1] + 1
+    return starts

@@ -1,0 +1,122 @@
+"""Tables printed by ``kafka-transactions.sh`` and ``kafka-consumer-groups.sh``, as people paste them.
+
+Both tools print a header row and padded rows (``kafka-transactions.sh`` ends every cell with a
+tab, ``kafka-consumer-groups.sh`` pads with spaces); pasting usually turns tabs into spaces, so
+rows are split on whitespace and matched to the header by position.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: Header columns -> (library, subcommand) for each table the tools print.
+_TABLES: dict[tuple[str, ...], tuple[str, str]] = {
+    ("TransactionalId", "Coordinator", "ProducerId", "TransactionState"): ("kafka-transactions", "list"),
+    (
+        "CoordinatorId", "TransactionalId", "ProducerId", "ProducerEpoch", "TransactionState", "TransactionTimeoutMs",
+        "CurrentTransactionStartTimeMs", "TransactionDurationMs", "TopicPartitions",
+    ): ("kafka-transactions", "describe"),
+    (
+        "ProducerId", "ProducerEpoch", "LatestCoordinatorEpoch", "LastSequence", "LastTimestamp",
+        "CurrentTransactionStartOffset",
+    ): ("kafka-transactions", "describe-producers"),
+    (
+        "Topic", "Partition", "ProducerId", "ProducerEpoch", "CoordinatorEpoch", "StartOffset", "LastTimestamp",
+        "Duration(min)",
+    ): ("kafka-transactions", "find-hanging"),
+}
+_GROUP_COLUMNS = frozenset({"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
+                            "HOST", "CLIENT-ID", "COORDINATOR(ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS",
+                            "#PARTITIONS", "ASSIGNMENT", "LEADER-EPOCH", "OWNER"})
+_MISSING = frozenset({"-", "None", "unknown", "null", ""})
+
+
+@dataclass(frozen=True)
+class Table:
+    """A recognised header: which tool printed it and its column names."""
+
+    library: str
+    command: str
+    columns: tuple[str, ...]
+
+
+def tool_header(text: str) -> Table | None:
+    """The table a header line starts, or None."""
+    if not text or not text[0].isalpha():
+        return None
+    cells = tuple(text.replace("COORDINATOR (ID)", "COORDINATOR(ID)").split())
+    if len(cells) < 3:
+        return None
+    known = _TABLES.get(cells)
+    if known is not None:
+        return Table(known[0], known[1], cells)
+    if "GROUP" in cells or "TOPIC" in cells:
+        if all(c in _GROUP_COLUMNS for c in cells) and ("CURRENT-OFFSET" in cells or "CONSUMER-ID" in cells or "STATE" in cells):
+            return Table("kafka-consumer-groups", "describe", cells)
+    return None
+
+
+def parse_row(table: Table, text: str) -> dict[str, str] | None:
+    """Cells of a row under ``table`` by column name (missing values dropped); None if not a row."""
+    stripped = text.strip()
+    if not stripped or tool_header(stripped) is not None:
+        return None
+    cells = stripped.split("\t") if "\t" in stripped else stripped.split()
+    cells = [c.strip() for c in cells if c.strip()] if "\t" in stripped else cells
+    if len(cells) != len(table.columns):
+        if len(cells) == len(table.columns) - 1 and table.command == "describe" and table.library == "kafka-transactions":
+            cells.append("")  # a transaction with no partitions prints an empty last cell
+        else:
+            return None
+    return {col: cell for col, cell in zip(table.columns, cells) if cell not in _MISSING}
+
+
+_TP = re.compile(r"(?P<t>.+)-(?P<p>\d+)$")
+
+
+def row_fields(table: Table, row: dict[str, str]) -> dict[str, object]:
+    """LOG_EVENTS column values of one row (names as in the schema)."""
+    out: dict[str, object] = {}
+
+    def num(col: str) -> int:
+        try:
+            return int(row[col])
+        except (KeyError, ValueError):
+            return -1
+
+    if table.library == "kafka-consumer-groups":
+        out["group_id"] = row.get("GROUP", "")
+        out["topic"] = row.get("TOPIC", "")
+        out["partition"] = num("PARTITION")
+        out["client_id"] = row.get("CLIENT-ID", "")
+        out["current_offset"] = num("CURRENT-OFFSET")
+        out["log_end_offset"] = num("LOG-END-OFFSET")
+        out["lag"] = num("LAG")
+        out["txn_state"] = ""
+        return out
+    out["transactional_id"] = row.get("TransactionalId", "")
+    out["producer_id"] = num("ProducerId")
+    out["producer_epoch"] = num("ProducerEpoch")
+    out["coordinator_id"] = num("CoordinatorId") if "CoordinatorId" in row else num("Coordinator")
+    out["txn_state"] = row.get("TransactionState", "")
+    out["timeout_ms"] = num("TransactionTimeoutMs")
+    if table.command == "describe":
+        start, duration = num("CurrentTransactionStartTimeMs"), num("TransactionDurationMs")
+        out["duration_ms"] = duration
+        out["time"] = start + duration if start >= 0 and duration >= 0 else -1  # when the tool ran
+        first = row.get("TopicPartitions", "").split(",")[0]
+        m = _TP.match(first)
+        if m:
+            out["topic"], out["partition"] = m["t"], int(m["p"])
+    elif table.command == "describe-producers":
+        out["start_offset"] = num("CurrentTransactionStartOffset")
+        out["time"] = num("LastTimestamp")
+    elif table.command == "find-hanging":
+        out["topic"] = row.get("Topic", "")
+        out["partition"] = num("Partition")
+        out["start_offset"] = num("StartOffset")
+        out["time"] = num("LastTimestamp")
+        minutes = num("Duration(min)")
+        out["duration_ms"] = minutes * 60_000 if minutes >= 0 else -1
+    return out

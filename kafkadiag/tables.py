@@ -195,7 +195,8 @@ LOG_EVENTS = Schema(
                                  "aiokafka, broker, kafka-transactions, kafka-consumer-groups, ..."),
         _c("logger", "object", "logger name, librdkafka facility (TXNERR, GETPID, ...) or broker component"),
         _c("client_id", "object", "client.id / librdkafka client name; '' unknown"),
-        _c("transactional_id", "object", "transactional.id named by the event; '' unknown"),
+        _c("transactional_id", "object", "transactional.id named by the event, or by an earlier event of the same "
+                                         "client_id in the same input (librdkafka names it once, in its config dump); '' unknown"),
         _c("group_id", "object", "consumer group id; '' unknown"),
         _c("producer_id", "int64", "producer id named by the event; -1 unknown"),
         _c("producer_epoch", "int32", "producer epoch named by the event; -1 unknown"),

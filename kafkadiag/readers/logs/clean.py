@@ -29,7 +29,7 @@ def clean(line: str) -> tuple[str, str]:
     if "\\" in line:
         line = _MD_ESCAPE.sub(r"\1", line)
     prefix = ""
-    if "| " in line[:70] or line.startswith("[pod/"):
+    if line.find("| ", 0, 70) >= 0 or line.startswith("[pod/"):
         m = _CONTAINER.match(line)
         if m and not _looks_like_table_cell(line, m.end()):
             name = m.group(0).split("|")[0].strip().strip("[]")

@@ -12,8 +12,9 @@ from collections import Counter
 
 from kafkadiag.readers import sniff
 from kafkadiag.readers.logs.clean import clean, is_blank
-from kafkadiag.readers.logs.head import LIBRDKAFKA, TEXT, TOOL
+from kafkadiag.readers.logs.head import BROKER, LIBRDKAFKA, TEXT, TOOL
 from kafkadiag.readers.logs.layouts import Recognisers
+from kafkadiag.readers.logs.library import FAMILY_OF_LIBRARY, library_of_logger
 from kafkadiag.readers.logs.rdkafka import embedded
 from kafkadiag.readers.logs.stack import is_shaped
 
@@ -44,6 +45,8 @@ def detect_log(head: bytes) -> tuple[int, str] | None:
             family = found.family
             if family != LIBRDKAFKA and ("[thrd:" in found.message or "#producer-" in found.message) and embedded(found.message):
                 family = LIBRDKAFKA
+            elif found.logger and family not in (BROKER, TOOL, LIBRDKAFKA):
+                family = FAMILY_OF_LIBRARY.get(library_of_logger(found.logger), family)
             families[family] += 1
         elif is_shaped(line):
             shaped += 1

@@ -327,3 +327,40 @@ def main_error(names: list[str]) -> str:
         if t < best_tier:
             best, best_tier = name, t
     return best
+
+
+# ---------------------------------------------------------------------------------------------
+# Finding them in a text
+# ---------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:RD_KAFKA_RESP_ERR_|ERR_)?(?P<n>_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|_[A-Z][A-Z0-9]+)(?![A-Za-z0-9])")
+_DOTNET_CODE = re.compile(r"\b(?P<local>Local_[A-Z]\w*)|(?:ErrorCode|Code)\s*[.:=]\s*(?P<code>[A-Z]\w+)")
+
+
+def find_errors(text: str, exceptions: list[str]) -> list[str]:
+    """Every error name the text states, in order of appearance, normalised and without repeats."""
+    found: list[tuple[int, str]] = []
+    if "_" in text:
+        for m in _TOKEN.finditer(text):
+            name = error_of_token(m["n"])
+            if name:
+                found.append((m.start(), name))
+    found.extend(errors_in_text(text.lower()))
+    for exc in exceptions:
+        name = error_of_exception(exc)
+        if name:
+            pos = text.find(exc)
+            found.append((pos if pos >= 0 else len(text), name))
+    if "Local_" in text or "Code" in text:
+        for m in _DOTNET_CODE.finditer(text):
+            name = error_of_dotnet_code(m["local"] or m["code"])
+            if name:
+                found.append((m.start(), name))
+    if not found:
+        return []
+    found.sort(key=lambda pair: pair[0])
+    out: list[str] = []
+    for _, name in found:
+        if name not in out:
+            out.append(name)
+    return out

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kafkadiag.readers.logs import errornames
+from kafkadiag.readers.logs import broker, errornames
 from kafkadiag.readers.logs.fields import Fields, read_pairs, read_phrases, strip_context
 from kafkadiag.readers.logs.head import BROKER, JAVA, LIBRDKAFKA, Head
 from kafkadiag.readers.logs.library import classify, family_of
@@ -24,20 +24,13 @@ COLUMNS = tuple(LOG_EVENTS.names)
 PLACE_COLUMNS = ("file_id", "line", "byte", "lines", "seq", "time")
 DERIVED = tuple(c for c in COLUMNS if c not in PLACE_COLUMNS)
 
-_COMPONENT = re.compile(
-    r"\[(?P<name>[A-Z][A-Za-z]*(?: [A-Z][A-Za-z]*)*)(?:(?: id=| broker=| nodeId=|-| )(?P<id>\d+)(?=[\],\s]))?(?P<rest>[^\]]*)\]:?\s+"
+_PROMPT = re.compile(r"[$#] \S")
+#: Words that tie a line without a known Kafka logger to Kafka.
+_KAFKA_WORDS = (
+    "afka", "KAFKA", "ransactional", "roducerId", "roducer id", "roducer_id", "PID{", "__transaction_state", "enced",
+    "FENCED", "opicPartition", "thrd:", "transaction.timeout", "txn", "Txn", "TXN", "clientId=", "groupId=",
+    "onsumer group", "LOG-END-OFFSET", "PRODUCER", "EPOCH", "COORDINATOR",
 )
-_REST_ID = re.compile(r"(?:id|broker|nodeId|brokerId)=(?P<id>\d+)")
-_TOKEN = re.compile(r"(?<![A-Za-z0-9])(?:RD_KAFKA_RESP_ERR_|ERR_)?(?P<n>_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+|_[A-Z][A-Z0-9]+)(?![A-Za-z0-9])")
-_DOTNET_CODE = re.compile(r"\b(?P<local>Local_[A-Z]\w*)|(?:ErrorCode|Code)\s*[.:=]\s*(?P<code>[A-Z]\w+)")
-#: Broker components whose every line matters for transactions.
-TXN_COMPONENTS = frozenset({
-    "TransactionCoordinator", "TransactionStateManager", "TransactionMarkerChannelManager",
-    "TransactionMarkerRequestCompletionHandler", "TxnMarkerSenderThread", "TransactionLog", "ProducerStateManager",
-    "ProducerIdManager", "RPCProducerIdManager", "ZkProducerIdManager", "ProducerIdControlManager", "GroupCoordinator",
-    "GroupMetadataManager", "GroupCoordinatorService", "TransactionMarkerChannel",
-})
-_BROKER_WORDS = ("ransaction", "roducer", "PID", "enced", "txn", "Txn")
 _ERROR_KEYS = ("error", "err", "type", "code", "reason", "error.message", "error.type", "exception", "exc_info")
 _ID_KEYS = frozenset({
     "transactionalId", "transactional_id", "transactional.id", "clientId", "client_id", "client.id", "groupId",
@@ -70,6 +63,8 @@ def describe(ev: RawEvent, known_broker: bool) -> tuple[dict[str, object], str] 
         if not message.strip() and ev.rest:  # ``fail: Category[0]`` puts the message on the next line
             message = ev.rest[0].strip()
     else:
+        if _PROMPT.match(ev.first):
+            return None  # a shell command line pasted with the output
         trace = parse_trace([ev.first] + ev.rest)
         message = trace.first_header or ev.first.strip()
         family, level, logger, client = "", "", "", ""
@@ -82,10 +77,13 @@ def describe(ev: RawEvent, known_broker: bool) -> tuple[dict[str, object], str] 
             logger = facility or logger
             family, is_rdk = LIBRDKAFKA, True
     component = ""
+    context = False
     if not is_rdk:
-        message = strip_context(message, fields)
+        stripped = strip_context(message, fields)
+        context = stripped is not message or bool(fields.client_id)
+        message = stripped
         if message[:1] == "[" and (family == BROKER or known_broker and family in ("", JAVA)):
-            message, component = _strip_component(message, fields)
+            message, component = broker.strip_component(message, fields)
             if component and family != BROKER and not logger:
                 family = BROKER
     if client and not fields.client_id:
@@ -98,10 +96,19 @@ def describe(ev: RawEvent, known_broker: bool) -> tuple[dict[str, object], str] 
         read_phrases(text, fields, is_rdk)
     joined = texts[0] if len(texts) == 1 else "\n".join(texts)
     exceptions = trace.exceptions if trace is not None and trace.exceptions else exceptions_in_text(message)
-    errors = find_errors(joined, exceptions)
-    if family == BROKER and not _broker_relevant(level, logger, component, message, errors):
+    errors = errornames.find_errors(joined, exceptions)
+    if family == BROKER and not broker.relevant(level, logger, component, message, errors):
         return None
     source, library = classify(family or "text", logger, texts, errornames.KAFKA_ERRORS)
+    if head is not None and head.library:
+        library = head.library
+    elif context and not library:
+        library = "java"  # ``[Producer clientId=...]`` is the Java client's log context
+    if not library and not errors and family not in (BROKER, LIBRDKAFKA):
+        if head is None and not exceptions and not _names_something(fields):
+            return None  # a stray line that only mentions Kafka
+        if not any(w in joined for w in _KAFKA_WORDS) and not _names_something(fields):
+            return None  # application chatter that only shares a word with Kafka (a database transaction, ...)
     return {
         "level": level, "source": source, "library": library, "logger": logger or component,
         "client_id": fields.client_id, "transactional_id": fields.transactional_id, "group_id": fields.group_id,
@@ -115,34 +122,8 @@ def describe(ev: RawEvent, known_broker: bool) -> tuple[dict[str, object], str] 
     }, family_of(library, family or "text")
 
 
-def _strip_component(message: str, fields: Fields) -> tuple[str, str]:
-    """Read and drop a broker log prefix (``[TransactionCoordinator id=1] ``, ``[ReplicaManager broker=1] ``)."""
-    m = _COMPONENT.match(message)
-    if not m:
-        return message, ""
-    name = m["name"].replace(" ", "")
-    rest = m["rest"] or ""
-    if m["id"]:
-        fields.coordinator_id = int(m["id"])
-    elif rest:
-        idm = _REST_ID.search(rest)
-        if idm:
-            fields.coordinator_id = int(idm["id"])
-    if rest:
-        read_pairs(rest, fields)
-        first = rest.strip().split(" ")[0].rstrip(",")
-        if name == "Partition" and "-" in first:
-            read_pairs("partition=" + first, fields)
-    return message[m.end():], name
-
-
-def _broker_relevant(level: str, logger: str, component: str, message: str, errors: list[str]) -> bool:
-    if level in ("WARN", "ERROR", "FATAL") or errors:
-        return True
-    simple = logger.rsplit(".", 1)[-1] if logger else ""
-    if component in TXN_COMPONENTS or simple in TXN_COMPONENTS:
-        return True
-    return any(w in message for w in _BROKER_WORDS)
+def _names_something(fields: Fields) -> bool:
+    return bool(fields.transactional_id or fields.client_id or fields.group_id) or fields.producer_id >= 0
 
 
 def _json_texts(flat: dict[str, object]) -> list[str]:
@@ -156,35 +137,6 @@ def _json_texts(flat: dict[str, object]) -> list[str]:
             out.append(str(value)[:2000])
         elif leaf in _ID_KEYS:
             out.append(f"{leaf}={value}")
-    return out
-
-
-def find_errors(text: str, exceptions: list[str]) -> list[str]:
-    """Every error name the text states, in order of appearance, normalised and without repeats."""
-    found: list[tuple[int, str]] = []
-    if "_" in text:
-        for m in _TOKEN.finditer(text):
-            name = errornames.error_of_token(m["n"])
-            if name:
-                found.append((m.start(), name))
-    found.extend(errornames.errors_in_text(text.lower()))
-    for exc in exceptions:
-        name = errornames.error_of_exception(exc)
-        if name:
-            pos = text.find(exc)
-            found.append((pos if pos >= 0 else len(text), name))
-    if "Local_" in text or "Code" in text:
-        for m in _DOTNET_CODE.finditer(text):
-            name = errornames.error_of_dotnet_code(m["local"] or m["code"])
-            if name:
-                found.append((m.start(), name))
-    if not found:
-        return []
-    found.sort(key=lambda pair: pair[0])
-    out: list[str] = []
-    for _, name in found:
-        if name not in out:
-            out.append(name)
     return out
 
 

@@ -1,12 +1,18 @@
-"""Single-line events by whole-line template: parse each line shape once, then fill in its numbers.
+"""Single-line events by line template: parse each line shape once, then fill in its numbers.
 
 Logs repeat a few hundred line shapes: a Kafka client prints each message from a format string,
 and the layout adds a timestamp, a thread and a logger. Blank out the digit runs of a line and
 the rest (the template) decides everything a row holds except those numbers. The first line of
-a template is parsed in full; a probe copy with every non-timestamp digit run replaced by a
-distinct sentinel number is parsed too, and where a sentinel shows up in a column value that
-column is a function of that digit run. A recipe is kept only if it reproduces the first line's
-row exactly; a template whose meaning depends on its numbers is always parsed in full.
+a template is parsed in full, then once per digit run with that run replaced by a sentinel
+number: a run whose replacement changes anything but values showing the sentinel is *pinned*
+(librdkafka's level digit decides the level), the template's recipe then holds only for that
+value. A last probe replaces every free run at once; where a sentinel shows up in a column value,
+that column is a function of that run. A recipe is kept only if it reproduces the first line's
+row exactly, so a template whose meaning depends on its numbers in another way is parsed in full.
+
+Lookups go through a second key, the line with each digit *character* masked: lines with the
+same masked text have their digit runs at the same positions, so a row is built from fixed
+slices of the line by a function generated for that shape, without any regular expression.
 """
 
 from __future__ import annotations
@@ -14,12 +20,13 @@ from __future__ import annotations
 import re
 from typing import Callable
 
-from kafkadiag.readers.logs.event import DERIVED, RawEvent, describe
+from kafkadiag.readers.logs.event import COLUMNS, DERIVED, PLACE_COLUMNS, RawEvent, describe
 from kafkadiag.readers.logs.head import Head
 from kafkadiag.readers.logs.layouts import Recognisers
-from kafkadiag.readers.logs.times import Stamp, parse_stamp
+from kafkadiag.readers.logs.times import NO_STAMP, Stamp, parse_stamp
 
 _DIGITS = re.compile(r"(\d+)")
+_MASK = bytes.maketrans(b"0123456789", b"\x01" * 10)
 _SENTINEL = 91_000_001
 _SENTINEL_RUN = re.compile(r"91\d{6}")
 _LIMIT = 50_000
@@ -27,101 +34,200 @@ _LIMIT = 50_000
 UNCACHEABLE = object()
 DROPPED = object()
 
-Formatter = Callable[[list], object]
+assert COLUMNS[: len(PLACE_COLUMNS)] == PLACE_COLUMNS and COLUMNS[len(PLACE_COLUMNS):] == DERIVED
 
 
-class LineRecipe:
-    """How to build the row of any line of one template from its digit runs."""
+class Recipe:
+    """What a template says: column specs over its digit runs, where its timestamp is, its kind family.
 
-    __slots__ = ("ts_count", "ts_format", "base", "variables", "family")
+    ``pinned`` runs change what the line means (librdkafka's level digit): lines of the template
+    share the recipe only when those runs have the values in ``pinned``.
+    """
 
-    def __init__(self, ts_count: int, ts_format: str, base: tuple, variables: tuple, family: str) -> None:
-        self.ts_count = ts_count
-        self.ts_format = ts_format
-        self.base = base
-        self.variables = variables
+    __slots__ = ("specs", "ts_first", "ts_runs", "family", "pinned")
+
+    def __init__(self, specs: list[tuple], ts_first: int, ts_runs: int, family: str, pinned: dict[int, str]) -> None:
+        self.specs = specs  # per DERIVED column: (False, constant) | (None, run) | (True, [text, run, ...])
+        self.ts_first = ts_first  # index of the timestamp's first digit run
+        self.ts_runs = ts_runs  # digit runs that make up the timestamp (0: the line has none)
         self.family = family
+        self.pinned = pinned  # run index -> the value it must have
 
-    def values(self, digits: list[str]) -> tuple:
-        if not self.variables:
-            return self.base
-        out = list(self.base)
-        for i, fmt in self.variables:
-            out[i] = fmt(digits)
-        return tuple(out)
 
-    def stamp(self, digits: list[str]) -> Stamp:
-        if not self.ts_format:
-            return Stamp()
-        return parse_stamp(self.ts_format.format(*digits[: self.ts_count]))
+class Shape:
+    """A recipe placed on one masked line shape: builds rows from fixed slices of the line."""
+
+    __slots__ = ("row", "ts_slice", "family", "second", "fraction", "pins")
+
+    def __init__(self, recipe: Recipe, spans: list[tuple[int, int]]) -> None:
+        self.row = _row_function(recipe.specs, spans)
+        self.family = recipe.family
+        self.pins = tuple((slice(*spans[i]), value) for i, value in sorted(recipe.pinned.items()))
+        self.ts_slice: slice | None = None
+        self.second: slice | None = None
+        self.fraction: slice | None = None
+        if not recipe.ts_runs:
+            return
+        first, last = spans[recipe.ts_first], spans[recipe.ts_first + recipe.ts_runs - 1]
+        self.ts_slice = slice(first[0], last[1])
+        # ``yyyy-MM-dd HH:mm:ss[.,]fff`` without zone: the second and the milliseconds are fixed slices
+        start = first[0]
+        if recipe.ts_runs in (6, 7) and last[1] - start in (19, 23) and first == (start, start + 4):
+            self.second = slice(start, start + 19)
+            if recipe.ts_runs == 7 and last == (start + 20, start + 23):
+                self.fraction = slice(start + 20, start + 23)
+            elif recipe.ts_runs == 7:
+                self.second = None
+
+    def fits(self, line: str) -> bool:
+        """The line's pinned runs have the values this shape was learned with."""
+        return all(line[where] == value for where, value in self.pins)
+
+    def stamp(self, line: str) -> Stamp:
+        return parse_stamp(line[self.ts_slice]) if self.ts_slice is not None else NO_STAMP
+
+    def time_ms(self, line: str) -> int:
+        """Epoch ms of a line with a full ``yyyy-MM-dd HH:mm:ss.SSS`` stamp; -2 when the shape has none."""
+        if self.second is None:
+            return -2
+        second = _SECONDS.get(line[self.second])
+        if second is None:
+            if len(_SECONDS) > 200_000:
+                _SECONDS.clear()
+            second = _SECONDS[line[self.second]] = parse_stamp(line[self.second]).ms
+        if second < 0 or self.fraction is None:
+            return second
+        return second + int(line[self.fraction])
+
+
+_SECONDS: dict[str, int] = {}
 
 
 class LineTemplates:
-    """Recipes by whole-line template for one input."""
+    """Shapes and recipes of one input's single-line events."""
 
     def __init__(self, recognise: Recognisers) -> None:
         self._recognise = recognise
-        self._recipes: dict[tuple[str, bool], object] = {}
+        self._shapes: dict[tuple[bytes, bool], object] = {}
+        self._recipes: dict[tuple, object] = {}
 
-    def lookup(self, line: str, known_broker: bool) -> tuple[object, list[str]]:
-        """``(recipe or UNCACHEABLE or DROPPED, digit runs)`` for a clean single-line event."""
+    def lookup(self, line: str, known_broker: bool) -> object:
+        """The line's :class:`Shape`, or ``UNCACHEABLE`` / ``DROPPED``."""
+        key = (line.encode().translate(_MASK), known_broker)
+        shape = self._shapes.get(key)
+        if shape is None or shape.__class__ is Shape and shape.pins and not shape.fits(line):  # type: ignore[union-attr]
+            shape = self._place(line, known_broker)
+            if len(self._shapes) >= _LIMIT:
+                self._shapes.clear()
+            self._shapes[key] = shape  # the latest pinned variant wins: lines of one level come in runs
+        return shape
+
+    def _place(self, line: str, known_broker: bool) -> object:
+        if "\x01" in line:
+            return UNCACHEABLE
         parts = _DIGITS.split(line)
-        digits = parts[1::2]
-        key = ("\0".join(parts[0::2]), known_broker)
-        recipe = self._recipes.get(key)
-        if recipe is None:
+        template = "\0".join(parts[0::2])
+        for recipe in self._recipes.get((template, known_broker), ()):  # type: ignore[union-attr]
+            if not isinstance(recipe, Recipe) or all(parts[2 * i + 1] == v for i, v in recipe.pinned.items()):
+                break
+        else:
             recipe = self._learn(line, parts, known_broker)
-            if len(self._recipes) >= _LIMIT:
+            variants = self._recipes.setdefault((template, known_broker), [])
+            if len(self._recipes) >= _LIMIT or len(variants) > 16:  # type: ignore[arg-type]
                 self._recipes.clear()
-            self._recipes[key] = recipe
-        return recipe, digits
+                variants = self._recipes.setdefault((template, known_broker), [])
+            variants.append(recipe)  # type: ignore[union-attr]
+        if not isinstance(recipe, Recipe):
+            return recipe
+        return Shape(recipe, _spans(parts))
 
     def _learn(self, line: str, parts: list[str], known_broker: bool) -> object:
         head = self._recognise(line)
         if head is None or head.stack or head.fields:
             return UNCACHEABLE
         digits = parts[1::2]
-        ts_count, ts_format = _timestamp_runs(line, head, parts)
-        if ts_count < 0:
+        ts_first, ts_runs = _timestamp_runs(line, head, parts)
+        if ts_first < 0:
             return UNCACHEABLE
-        real = describe(RawEvent(0, 0, 1, head, line, []), known_broker)
+        real = self._describe(line, known_broker)
+        if real is UNCACHEABLE:
+            return UNCACHEABLE
+        free = [i for i in range(len(digits)) if not ts_first <= i < ts_first + ts_runs]
+        pinned = {i: digits[i] for i in free if not self._free_run(line, parts, i, real, known_broker)}
         sentinels = [str(_SENTINEL + i) for i in range(len(digits))]
-        probe_parts = list(parts)
-        for i in range(ts_count, len(digits)):
-            probe_parts[2 * i + 1] = sentinels[i]
-        probe_line = "".join(probe_parts)
-        probe_head = self._recognise(probe_line)
-        if probe_head is None or probe_head.family != head.family or probe_head.stack or probe_head.fields:
-            return UNCACHEABLE
-        probe = describe(RawEvent(0, 0, 1, probe_head, probe_line, []), known_broker)
-        if (real is None) != (probe is None):
+        probe_line = _with_runs(parts, {i: sentinels[i] for i in free if i not in pinned})
+        probe = self._describe(probe_line, known_broker)
+        if probe is UNCACHEABLE or (real is None) != (probe is None):
             return UNCACHEABLE
         if real is None or probe is None:
-            return DROPPED
-        if real[1] != probe[1]:
+            return DROPPED if not pinned else UNCACHEABLE
+        if real[1] != probe[1]:  # type: ignore[index]
             return UNCACHEABLE
-        specs = [_column_spec(probe[0][c], sentinels) for c in DERIVED]
-        base = tuple(spec if kind is False else None for kind, spec in specs)
-        variables = tuple((i, _formatter(kind, spec)) for i, (kind, spec) in enumerate(specs) if kind is not False)
-        recipe = LineRecipe(ts_count, ts_format, base, variables, probe[1])
-        if recipe.values(digits) != tuple(real[0][c] for c in DERIVED) or recipe.stamp(digits) != head.stamp:
+        recipe = Recipe([_column_spec(probe[0][c], sentinels) for c in DERIVED], ts_first, ts_runs, probe[1], pinned)  # type: ignore[index]
+        check = _row_function(recipe.specs, _spans(parts))(0, 0, 0, 0, 0, line)[len(PLACE_COLUMNS):]
+        if check != tuple(real[0][c] for c in DERIVED):  # type: ignore[index]
             return UNCACHEABLE
         return recipe
 
+    def _describe(self, line: str, known_broker: bool) -> object:
+        """What a (possibly probed) line says; UNCACHEABLE when no layout accepts it as one whole event."""
+        head = self._recognise(line)
+        if head is None or head.stack or head.fields:
+            return UNCACHEABLE
+        described = describe(RawEvent(0, 0, 1, head, line, []), known_broker)
+        return described if described is None else (described[0], described[1])
 
-def _timestamp_runs(line: str, head: Head, parts: list[str]) -> tuple[int, str]:
-    """How many leading digit runs form the timestamp, and a format rebuilding it; (-1, '') if not leading."""
+    def _free_run(self, line: str, parts: list[str], i: int, real: object, known_broker: bool) -> bool:
+        """Replacing run ``i`` alone changes nothing but the values that show the new number."""
+        sentinel = str(_SENTINEL + i)
+        probe = self._describe(_with_runs(parts, {i: sentinel}), known_broker)
+        if probe is UNCACHEABLE or (real is None) != (probe is None):
+            return False
+        if real is None:
+            return True
+        values, family = real  # type: ignore[misc]
+        probe_values, probe_family = probe  # type: ignore[misc]
+        if family != probe_family:
+            return False
+        for column in DERIVED:
+            a, b = values[column], probe_values[column]
+            if a != b and sentinel not in str(b):
+                return False
+        return True
+
+
+def _with_runs(parts: list[str], runs: dict[int, str]) -> str:
+    out = list(parts)
+    for i, value in runs.items():
+        out[2 * i + 1] = value
+    return "".join(out)
+
+
+def _spans(parts: list[str]) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for i, part in enumerate(parts):
+        if i % 2:
+            spans.append((pos, pos + len(part)))
+        pos += len(part)
+    return spans
+
+
+def _timestamp_runs(line: str, head: Head, parts: list[str]) -> tuple[int, int]:
+    """``(first run, run count)`` of the timestamp; (0, 0) without one; (-1, 0) when it is not whole runs."""
     if not head.ts:
-        return (0, "") if head.stamp.ms < 0 and head.stamp.tod < 0 else (-1, "")
+        return (0, 0) if head.stamp.ms < 0 and head.stamp.tod < 0 else (-1, 0)
     start = line.find(head.ts)
-    if start < 0 or any(ch.isdigit() for ch in line[:start]):
-        return -1, ""
+    if start < 0:
+        return -1, 0
     ts_parts = _DIGITS.split(head.ts)
     count = len(ts_parts) // 2
-    if ts_parts[1::2] != parts[1::2][:count]:
-        return -1, ""
-    fmt = "".join(("{%d}" % (i // 2)) if i % 2 else p.replace("{", "{{").replace("}", "}}") for i, p in enumerate(ts_parts))
-    return count, fmt
+    first = len(_DIGITS.findall(line[:start]))
+    if start > 0 and line[start - 1].isdigit():
+        return -1, 0
+    if ts_parts[0] or ts_parts[-1] not in ("", "Z") or ts_parts[1::2] != parts[1::2][first:first + count]:
+        return -1, 0  # only stamps that start and end with a digit run (optionally "Z")
+    return first, count
 
 
 def _column_spec(value: object, sentinels: list[str]) -> tuple:
@@ -145,10 +251,25 @@ def _column_spec(value: object, sentinels: list[str]) -> tuple:
     return (True, pieces)
 
 
-def _formatter(kind: object, spec: object) -> Formatter:
-    """A function of the digit runs: ``int(digits[k])`` or a ``str.format`` of constant text and runs."""
-    if kind is None:
-        index = spec
-        return lambda digits: int(digits[index])  # type: ignore[index]
-    fmt = "".join("{%d}" % p if isinstance(p, int) else p.replace("{", "{{").replace("}", "}}") for p in spec)  # type: ignore[union-attr]
-    return lambda digits: fmt.format(*digits)
+def _row_function(specs: list[tuple], spans: list[tuple[int, int]]) -> Callable[..., tuple]:
+    """Generate ``lambda file_id, line, byte, seq, time, s: (...)`` reading digit runs as slices of ``s``."""
+    names: dict[str, object] = {"__builtins__": {"int": int}}
+    exprs = ["file_id", "line", "byte", "1", "seq", "time"]
+
+    def run(k: int) -> str:
+        a, b = spans[k]
+        return f"s[{a}:{b}]"
+
+    for i, (kind, spec) in enumerate(specs):
+        if kind is False:
+            names[f"c{i}"] = spec
+            exprs.append(f"c{i}")
+        elif kind is None:
+            exprs.append(f"int({run(spec)})")  # type: ignore[arg-type]
+        else:
+            text = "".join(p.replace("{", "{{").replace("}", "}}") if isinstance(p, str) else "{}" for p in spec)  # type: ignore[union-attr]
+            args = [run(p) for p in spec if isinstance(p, int)]  # type: ignore[union-attr]
+            names[f"f{i}"] = text
+            exprs.append(f"f{i}.format({', '.join(args)})")
+    source = "lambda file_id, line, byte, seq, time, s: (" + ", ".join(exprs) + ",)"
+    return eval(source, names)  # noqa: S307 - an expression we generated from our own values

@@ -30,6 +30,7 @@ _KEY_FIELDS = {
 _INT_FIELDS = frozenset({"producer_id", "producer_epoch", "timeout_ms", "partition", "coordinator_id"})
 _KEY_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._")
 _VALUE_END = frozenset(" \t,;)]}\"'\n")
+_LIST_VALUE = re.compile(r"[^,\]}=\n]{1,200}?(?=, [\w.]+=|[\]}])")
 _COLON_KEYS = re.compile(
     r"(?<![\w.])(?P<k>producerId|producer_id|ProducerId|producerEpoch|producer_epoch|ProducerEpoch|transactionalId|"
     r"transactional_id|TransactionalId|clientId|client_id|groupId|group_id|topic|partition|epoch|txnTimeoutMs|"
@@ -49,17 +50,21 @@ _TXN_POSSESSIVE = re.compile(
     r" (?P<t>[^\s']+)'s (?:InitProducerId|AddPartitions|EndTransaction|AddOffsets|TxnOffsetCommit|transaction marker|"
     r"new metadata|state)"
 )
+_TXN_SARAMA = re.compile(r"txnmgr/[\w-]+ \[(?P<t>[^\]\s]+)\]")
+_PID_KGO = re.compile(r"roducer id [^;]*; id: (?P<p>-?\d+), epoch: (?P<e>-?\d+)")
 _TXN_COORDINATOR = re.compile(r"(?:no longer the coordinator for|partition that contains|for producer) (?P<t>\S+?)(?:;| which| to the transaction log)")
 _GROUP_WORDS = re.compile(r"roup \"?'?(?P<g>[\w.\-]+?)[\"']?(?= in | with | generation|\s*\(|:| has| is|$|\. )")
 _TP_PARTITION = re.compile(
     r"artitions?[=:]?\s*[\[(]?(?:HashSet\(|Set\()?(?P<t>[A-Za-z0-9_][\w.\-]*?)-(?P<p>\d+)(?![\w.\-'])"
 )
 _TP_RECORDS = re.compile(r"ecord(?:s|\(s\)) for (?P<t>[A-Za-z0-9_][\w.\-]*?)-(?P<p>\d+)(?![\w.\-'])")
-_TP_PREPOSITION = re.compile(r" (?:in|of|to|from|on) (?P<t>[A-Za-z_][\w.\-]*?)-(?P<p>\d+)(?![\w.\-'])")
-_RDK_TP = re.compile(r"(?<![\w#])(?P<t>[A-Za-z0-9_][\w.\-]*) \[(?P<p>\d+)\]")
-_TRANSITION = re.compile(r"ransition(?:ed)? (?:attempted )?from (?:state )?(?P<f>[A-Za-z_]+) to (?:error state |state )?(?P<t>[A-Za-z_]+)")
+_TP_PREPOSITION = re.compile(r" (?:in|of|to|from|on|for) (?P<t>[A-Za-z_][\w.\-]*?)-(?P<p>\d+)(?![\w.\-'])")
+_RDK_TP = re.compile(r"(?<![\w#\]])\"?(?P<t>[A-Za-z0-9_][\w.\-]*)\"? \[(?P<p>\d+)\](?!\d)")
+_TRANSITION = re.compile(
+    r"ransition(?:ed)? (?:attempted )?from (?:state )?(?P<f>[A-Za-z_|]+) to (?:error state |state )?(?P<t>[A-Za-z_|]+)"
+)
 _STATE_CHANGE = re.compile(r"tate (?:change|transition)(?: attempted)?:? (?P<f>[A-Za-z_]+) -> (?P<t>[A-Za-z_]+)")
-_IN_STATE = re.compile(r"(?:in state|with state|state is|ransaction state) (?P<s>[A-Za-z_]+)")
+_IN_STATE = re.compile(r"(?:in state|with state|state is|ransaction state|txn state) (?P<s>[A-Za-z_]+)")
 _COORDINATOR = re.compile(r"oordinator \S+ \(id: (?P<id>-?\d+)")
 #: Words that follow "transactionalId" in prose rather than an id ("... the same transactionalId which ...").
 _STOPWORDS = frozenset("""
@@ -73,6 +78,7 @@ TXN_STATES = frozenset(s.lower() for s in """
     FATAL_ERROR PREPARING_TRANSACTION Init WaitPID ReadyNotAcked Ready InTransaction BeginCommit CommittingTransaction
     CommitNotAcked BeginAbort AbortingTransaction AbortedNotAcked AbortableError FatalError
 """.split())
+_ERROR_NAME = re.compile(r"_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+")
 _NULLS = frozenset({"", "null", "None", "none", "-", "<null>", "undefined", "nil"})
 #: After a bare preposition, ``x-3`` is a topic-partition only if ``x`` is not a thread or client name.
 _NOT_TOPICS = re.compile(
@@ -153,6 +159,10 @@ def read_pairs(text: str, fields: Fields) -> None:
             end = v
             while end < len(text) and text[end] not in _VALUE_END:
                 end += 1
+            if end < len(text) and text[end] == " " and name in ("transactional_id", "client_id") and k > 0 and text[k - 1] in "[{ ,(":
+                m = _LIST_VALUE.match(text, v)  # ``[transactionalId=Sink: my-sink-3, producerId=...]``
+                if m:
+                    end = m.end()
             last_pid_end = _pair(fields, name, text[v:end], k, end, last_pid_end)
         i = text.find("=", i + 1)
     if ":" in text and ('":' in text or "Id: " in text or "id: " in text or "poch: " in text or "': " in text):
@@ -204,7 +214,7 @@ def read_phrases(text: str, fields: Fields, librdkafka: bool = False) -> None:
         _read_txn(text, fields)
     if not fields.group_id and "roup " in text:
         m = _GROUP_WORDS.search(text)
-        if m and m["g"].lower() not in _STOPWORDS and m.start() > 0 and text[m.start() - 1] in "Gg":
+        if m and m["g"].lower() not in _STOPWORDS and _word_start_g(text, m.start() - 1):
             fields.group_id = _text(m["g"])
     if not fields.topic:
         _read_tp(text, fields, librdkafka)
@@ -231,6 +241,10 @@ def _read_pid(text: str, fields: Fields) -> None:
         m = _PID_BRACES.search(text)
         if m:
             _set_pid(fields, m["p"], m["e"])
+    if fields.producer_id < 0 and "; id: " in text:
+        m = _PID_KGO.search(text)
+        if m:
+            _set_pid(fields, m["p"], m["e"])
     if fields.producer_id < 0 and "set to " in text:
         m = _SET_TO.search(text)
         if m:
@@ -251,6 +265,11 @@ def _word_start(text: str, i: int) -> bool:
     return i >= 0 and text[i] in "Pp" and (i == 0 or not text[i - 1].isalpha())
 
 
+def _word_start_g(text: str, i: int) -> bool:
+    """``text[i]`` is the G of a word "group"/"Group"."""
+    return i >= 0 and text[i] in "Gg" and (i == 0 or not text[i - 1].isalpha())
+
+
 def _set_pid(fields: Fields, pid: str | None, epoch: str | None) -> None:
     if fields.producer_id < 0 and pid is not None:
         fields.producer_id = _int(pid)
@@ -266,15 +285,17 @@ def _read_txn(text: str, fields: Fields) -> None:
         candidates.append(_TXN_POSSESSIVE)
     if "coordinator for" in text or "that contains" in text or "for producer" in text:
         candidates.append(_TXN_COORDINATOR)
+    if "txnmgr/" in text:
+        candidates.append(_TXN_SARAMA)
     for pattern in candidates:
         for m in pattern.finditer(text):
             value = m["t"]
-            if value.lower() not in _STOPWORDS and not value.isdigit():
+            if value.lower() not in _STOPWORDS and not value.isdigit() and value[:1] not in "([{<" and not _ERROR_NAME.fullmatch(value):
                 fields.transactional_id = _text(value)
                 return
 
 
-def _read_tp(text: str, fields: Fields, librdkafka: bool) -> None:
+def _read_tp(text: str, fields: Fields, librdkafka: bool) -> None:  # noqa: ARG001 - same spelling in every client
     if "artition" in text:
         m = _TP_PARTITION.search(text)
         if m:
@@ -290,7 +311,7 @@ def _read_tp(text: str, fields: Fields, librdkafka: bool) -> None:
             if m["t"].startswith("__") or not _NOT_TOPICS.search(m["t"]):
                 fields.topic, fields.partition = m["t"], int(m["p"])
                 return
-    if librdkafka and " [" in text:
+    if " [" in text and "]" in text:
         for m in _RDK_TP.finditer(text):
             if not m["t"].startswith("thrd") and "#" not in m["t"]:
                 fields.topic, fields.partition = m["t"], int(m["p"])

@@ -39,3 +39,4 @@ class Head:
     stack: str = ""
     fields: dict[str, object] = field(default_factory=dict)
     ts: str = ""  # the timestamp text as printed
+    library: str = ""  # set when the layout alone names the writer (a tool's own messages)

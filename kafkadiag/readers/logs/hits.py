@@ -25,8 +25,11 @@ KEYWORDS = (
 )
 _KEYWORDS_RE = "|".join(re.escape(k) for k in KEYWORDS)
 _KAFKA_RE = "[Kk]afka"
-#: ``(kafka.server.ReplicaManager)`` / ``(org.apache.kafka.x.Y)`` at the end of a broker-format line.
-_LOGGER_TAIL_RE = r"\((?:org\.apache\.)?kafka\.[\w.$]+\)\s*$"
+#: ``(kafka.server.ReplicaManager)`` / ``(org.apache.kafka.storage.x.Y)``: a broker (or shared) logger ending a line.
+_LOGGER_TAIL_RE = (
+    r"\((?:kafka\.|org\.apache\.kafka\.(?:storage|server|coordinator|controller|raft|metadata|image|queue|timeline|"
+    r"snapshot|security|common|clients\.NetworkClient))[\w.$]*\)\s*$"
+)
 #: Lines that start with a date-time (any layout), or librdkafka's ``%level|``.
 _STAMP_START_RE = (
     r"^(?:[A-Za-z0-9][\w.\-]{0,62}\s*\| |\[pod/[^\]\s]+\] )?"  # a container prefix (docker compose, kubectl)

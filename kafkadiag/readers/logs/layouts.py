@@ -15,7 +15,7 @@ from kafkadiag.readers.logs.jsonlog import recognise_json
 from kafkadiag.readers.logs.levels import LEVEL_WORDS, normalise_level
 from kafkadiag.readers.logs.rdkafka import recognise_native
 from kafkadiag.readers.logs.times import NO_STAMP, Stamp, parse_stamp
-from kafkadiag.readers.logs.tools import tool_header
+from kafkadiag.readers.logs.tools import tool_header, tool_message
 
 Recogniser = Callable[[str], "Head | None"]
 
@@ -23,13 +23,15 @@ _TS_FULL = r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:[.,]\d{1,9})?(?:Z| ?[+-]\d\d:?\
 _TS_TOD = r"\d\d:\d\d:\d\d(?:[.,]\d{1,9})?"
 _TS = f"(?:{_TS_FULL}|{_TS_TOD})"
 _LVL = f"(?:{LEVEL_WORDS})"
+#: A bracketed thread name, but never a Kafka client's ``[Producer clientId=...]`` context.
+_THREAD = r"\[(?!(?:Producer|Consumer|AdminClient|Admin|ShareConsumer) )"
 _LOGGER = r"[A-Za-z_$][\w$.\-]*"
 
 #: Loggers of the broker (and its tools), as opposed to the Java clients.
 _BROKER_LOGGER = re.compile(
     r"(?:kafka\.(?:server|coordinator|log|cluster|controller|network|zk|utils|admin|raft|metrics|security|tools)\b"
     r"|org\.apache\.kafka\.(?:storage|server|coordinator|controller|raft|metadata|image|security|network)\b"
-    r"|state\.change\.logger|kafka\.request\.logger|kafka\.authorizer\.logger)"
+    r"|state\.change\.logger|kafka\.request\.logger|kafka\.authorizer\.logger|kafka$)"
 )
 
 
@@ -37,9 +39,18 @@ def is_broker_logger(logger: str) -> bool:
     return bool(logger) and _BROKER_LOGGER.match(logger) is not None
 
 
+#: Log prefixes of broker components (``[TransactionCoordinator id=1] ``, ``[Transaction State Manager 1]: ``).
+_BROKER_PREFIX = re.compile(
+    r"\[(?:TransactionCoordinator|Transaction State Manager|Transaction Marker|TxnMarkerSenderThread|GroupCoordinator|"
+    r"GroupMetadataManager|ReplicaManager|ReplicaFetcher|KafkaApi|KafkaServer|BrokerServer|ControllerServer|"
+    r"ProducerStateManager|UnifiedLog|Log partition|LogLoader|Partition |Controller|QuorumController|LogCleaner|"
+    r"SocketServer|RaftManager|KafkaRaftServer|BrokerLifecycleManager)[\s\]=-]"
+)
+
+
 # --- [yyyy-MM-dd HH:mm:ss,SSS] LEVEL msg (logger): the broker and Kafka's own tools ------------------
 
-_KAFKA_LOG4J = re.compile(rf"\[(?P<ts>{_TS_FULL})\] (?P<lvl>{_LVL}) (?P<msg>.*?)(?: \((?P<logger>[a-z][\w$]*(?:\.[\w$]+)+)\))?\s*$")
+_KAFKA_LOG4J = re.compile(rf"\[(?P<ts>{_TS_FULL})\] (?P<lvl>{_LVL}) (?P<msg>.*?)(?: \((?P<logger>[a-z][\w$]*(?:\.[\w$]+)*)\))?\s*$")
 
 
 def kafka_log4j(text: str) -> Head | None:
@@ -47,8 +58,9 @@ def kafka_log4j(text: str) -> Head | None:
     if not m:
         return None
     logger = m["logger"] or ""
-    family = BROKER if is_broker_logger(logger) else JAVA
-    return Head(stamp=parse_stamp(m["ts"]), ts=m["ts"], level=normalise_level(m["lvl"]), logger=logger, message=m["msg"], family=family)
+    broker = is_broker_logger(logger) or not logger.startswith("org.apache.kafka.") and _BROKER_PREFIX.match(m["msg"]) is not None
+    return Head(stamp=parse_stamp(m["ts"]), ts=m["ts"], level=normalise_level(m["lvl"]), logger=logger, message=m["msg"],
+                family=BROKER if broker else JAVA if logger else TEXT)
 
 
 # --- Spring Boot: 2024-01-15 10:23:45.123  INFO 4242 --- [app] [  main] o.a.k.c.p.KafkaProducer : msg ------
@@ -83,7 +95,7 @@ def jboss(text: str) -> Head | None:
 # --- log4j / log4j2 / logback / Flink: timestamp, [thread], LEVEL, logger, [MDC], " - " or ": " --------
 
 _JAVA = re.compile(
-    rf"(?P<ts>{_TS})\s+(?:\[(?P<t1>[^\]]*)\]\s+)?(?P<lvl>{_LVL})\s*:?\s+(?:\[(?P<t2>[^\]]*)\]\s+)?"
+    rf"(?P<ts>{_TS})\s+(?:{_THREAD}(?P<t1>[^\]]*)\]\s+)?(?P<lvl>{_LVL})\s*:?\s+(?:{_THREAD}(?P<t2>[^\]]*)\]\s+)?"
     rf"(?P<logger>{_LOGGER})(?::\d+)?\s*(?:\[[^\]]*\]\s*)?(?:-|:)\s(?P<msg>.*)"
 )
 
@@ -93,8 +105,15 @@ def java(text: str) -> Head | None:
     if not m:
         return None
     logger = m["logger"]
+    family = BROKER if is_broker_logger(logger) else JAVA if _is_java_logger(logger) else TEXT
     return Head(stamp=parse_stamp(m["ts"]), ts=m["ts"], level=normalise_level(m["lvl"]), logger=logger, message=m["msg"],
-                family=BROKER if is_broker_logger(logger) else JAVA, thread=m["t1"] or m["t2"] or "")
+                family=family, thread=m["t1"] or m["t2"] or "")
+
+
+def _is_java_logger(logger: str) -> bool:
+    """Java loggers end in a class name (``o.a.k.c.p.KafkaProducer``); Python's end in a module (``app.worker``)."""
+    last = logger.rsplit(".", 1)[-1]
+    return "." in logger and (last[:1].isupper() or "$" in last)
 
 
 # --- Python logging: "asctime - name - LEVEL - msg" and basicConfig's "LEVEL:name:msg" -------------
@@ -231,7 +250,7 @@ def logfmt(text: str) -> Head | None:
 # --- lines with no timestamp: "ERROR [main] org.x.Y - msg", "[WARN] msg", "WARN: msg" -----------------
 
 _LEVEL_FIRST = re.compile(
-    rf"\[?(?P<lvl>{_LVL})\]?(?::\s*|\s+)(?:\[(?P<thread>[^\]]*)\]\s+)?"
+    rf"\[?(?P<lvl>{_LVL})\]?(?::\s*|\s+)(?:{_THREAD}(?P<thread>[^\]]*)\]\s+)?"
     rf"(?:(?P<logger>[A-Za-z_$][\w$]*(?:\.[\w$]+)+)(?::\d+)?\s*(?:-|:)\s)?(?P<msg>.*)"
 )
 
@@ -287,10 +306,15 @@ def generic(text: str) -> Head | None:
 
 
 def tool(text: str) -> Head | None:
+    """A tool's table header (the rows follow) or one of its messages."""
     table = tool_header(text)
-    if table is None:
-        return None
-    return Head(logger=table.command, message=text.strip(), family=TOOL, fields={"table": table})
+    if table is not None:
+        return Head(logger=table.command, message=text.strip(), family=TOOL, fields={"table": table},
+                    library=table.library)
+    found = tool_message(text)
+    if found is not None:
+        return Head(logger=found[1], message=text.strip(), family=TOOL, library=found[0])
+    return None
 
 
 # --- registry ---------------------------------------------------------------------------------------

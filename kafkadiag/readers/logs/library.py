@@ -40,6 +40,7 @@ _TEXT_HINTS = (
     ("cimpl.", "confluent-kafka-python"),
     ("KafkaError{", "confluent-kafka-python"),
     ("Confluent.Kafka", "confluent-kafka-dotnet"),
+    ("Local_", "confluent-kafka-dotnet"),
     ("confluent-kafka-go", "confluent-kafka-go"),
     ("confluentinc/confluent-kafka-go", "confluent-kafka-go"),
     ("twmb/franz-go", "franz-go"),
@@ -67,6 +68,11 @@ _TEXT_HINTS = (
     ("[Consumer clientId=", "java"),
 )
 _KERR = re.compile(r"\b(?P<n>[A-Z][A-Z_]{4,}): [A-Z][a-z]")
+
+
+def library_of_logger(logger: str) -> str:
+    """The client library a logger name belongs to ('' when the name does not say)."""
+    return _logger_library(logger)
 
 
 def _logger_library(logger: str) -> str:

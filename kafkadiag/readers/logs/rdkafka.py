@@ -26,7 +26,7 @@ _FACILITY = re.compile(r"[A-Z][A-Z0-9_]{1,19}")
 _THREAD = re.compile(r"\[thrd:(?P<thrd>[^\]]*)\]:?\s*")
 _CLIENT_NAME = re.compile(r"[\w.\-]*#(?:producer|consumer)-\d+")
 _TOKEN = re.compile(r"[\w.#\-]+")
-_NOT_FACILITIES = frozenset({"ERROR", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "FATAL", "CRITICAL", "NOTICE", "ERR", "WRN", "INF", "DBG"})
+_NOT_FACILITIES = frozenset({"ERROR", "WARN", "WARNING", "INFO", "DEBUG", "TRACE", "CRITICAL", "NOTICE", "ERR", "WRN", "INF", "DBG"})
 
 
 def recognise_native(text: str) -> Head | None:

@@ -1,11 +1,12 @@
 """Reader for client, broker and tool logs: stream blocks, group lines into events, emit LOG_EVENTS rows.
 
-Per block: find candidate lines with a C-speed keyword search, then for each candidate walk back
-to the head line of its event and forward over its continuation lines (stack trace, multi-line
-message, printed error object). Every line of the event is then parsed. Lines no event claims are
-counted, not parsed: in a log they are ordinary chatter (a note), in a file that is clearly not a
-log they are skips. A block is cut before its last head line, so an event never straddles two
-blocks unless it is longer than a block.
+Per block: RE2 (through Arrow) marks the lines that mention Kafka and the lines that start with a
+timestamp; for each candidate, walk back to the head line of its event and forward over its
+continuation lines (stack trace, multi-line message, printed error object). A one-line event
+goes through its line template (:mod:`fastline`); any other event is parsed line by line. Lines
+no event claims are counted, not parsed: in a log they are ordinary chatter (a note), in a file
+that is clearly not a log they are skips. A block is cut before its last head line, so an event
+never straddles two blocks unless it is longer than ``MAX_PENDING``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from kafkadiag.readers.logs.fastline import DROPPED, UNCACHEABLE, LineTemplates
 from kafkadiag.readers.logs.head import BROKER, TEXT, TOOL, Head
 from kafkadiag.readers.logs.hits import hit_mask, line_array, stamp_mask
 from kafkadiag.readers.logs.layouts import Recognisers
-from kafkadiag.readers.logs.stack import is_shaped
+from kafkadiag.readers.logs.stack import is_shaped, starts_new_event
 from kafkadiag.readers.logs.times import Anchor
 from kafkadiag.readers.logs.tools import Table, parse_row, row_fields
 from kafkadiag.readers.sink import Sink
@@ -33,14 +34,24 @@ MAX_EVENT_LINES = 4000
 MAX_FREE_LINES = 20  # unshaped lines a message may run on before they count as chatter
 LOOKBACK = 4000  # lines searched back from a block's end for the last head line
 DOC_RATIO = 0.15  # below this share of log-shaped lines, a file is not a log
+HEAD_BYTES = 64 << 10  # what the first look at a file (is it a log? a broker's?) reads
+MAX_PENDING = 16 << 20  # an event longer than this is cut
 
 
-def read_logs(stream: BinaryIO, ctx: ReadContext, *, block_size: int = BLOCK_SIZE) -> Iterator[tuple[str, pd.DataFrame]]:
-    """Read one log input; yield ``("log_events", frame)`` chunks of at most ``chunk_rows`` rows."""
-    reader = _LogReader(ctx)
+def read_logs(
+    stream: BinaryIO, ctx: ReadContext, *, block_size: int = BLOCK_SIZE, fast: bool = True
+) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Read one log input; yield ``("log_events", frame)`` chunks of at most ``chunk_rows`` rows.
+
+    ``fast=False`` parses every event in full instead of through line templates (tests compare both).
+    """
+    reader = _LogReader(ctx, fast, max_pending=max(MAX_PENDING, 4 * block_size))
     tail = b""
     for block, dropped in whole_lines(stream, block_size):
         data = tail + block if tail else block
+        if reader.doc_mode is None and len(data) < HEAD_BYTES and not dropped:
+            tail = data  # decide what the file is on a full head, whatever the block size
+            continue
         tail = reader.feed(data, final=False, dropped=dropped)
         if dropped:
             reader.note_truncated()
@@ -54,8 +65,10 @@ def read_logs(stream: BinaryIO, ctx: ReadContext, *, block_size: int = BLOCK_SIZ
 class _LogReader:
     """State of one input across blocks."""
 
-    def __init__(self, ctx: ReadContext) -> None:
+    def __init__(self, ctx: ReadContext, fast: bool = True, max_pending: int = 0) -> None:
         self.ctx = ctx
+        self.fast = fast
+        self.max_pending = max_pending
         self.sink = Sink(ctx.options.chunk_rows)
         self.recognise = Recognisers()
         self.anchor = Anchor()
@@ -65,15 +78,16 @@ class _LogReader:
         self.seq = 0
         self.doc_mode: bool | None = None
         self.other = 0
-        self.families: Counter = Counter()
+        self.families: set[str] = set()
         self.sample_families: Counter = Counter()
         self.known_broker = False
+        self.txn_by_client: dict[str, str] = {}  # client.id -> transactional.id, as the input states it
         # per-block caches
         self._raw: list[str] = []
         self._clean: list[tuple[str, str] | None] = []
         self._heads: dict[int, Head | None] = {}
         self._claimed_blank = 0
-        self._stamped = np.zeros(0, dtype=bool)
+        self._stamped: list[bool] = []
 
     # --- blocks -------------------------------------------------------------------------------
 
@@ -90,11 +104,15 @@ class _LogReader:
             self._decide_mode(n)
         byte_starts = _line_starts(data)
         arrow = line_array(data, byte_starts)
-        self._stamped = stamp_mask(arrow)
+        self._stamped = stamp_mask(arrow).tolist()
         keep = n if final or dropped else self._cut(n)
+        if keep == 0:
+            if len(data) < self.max_pending:
+                return data  # one event so far: wait for the line that starts the next one
+            keep = n
         hits = np.flatnonzero(hit_mask(arrow)[:keep])
         self._claimed_blank = 0
-        claimed = self._events(hits, keep, byte_starts)
+        claimed = self._events(hits, keep, byte_starts.tolist())
         blank = lines[:keep].count("") + lines[:keep].count("\r") - self._claimed_blank
         self.other += max(0, keep - claimed - blank)
         self.ctx.report.lines += keep
@@ -105,9 +123,10 @@ class _LogReader:
 
     def _cut(self, n: int) -> int:
         """Index of the last head line (the start of the event that may continue in the next block)."""
+        stamped = self._stamped
         for j in range(n - 1, max(-1, n - 1 - LOOKBACK), -1):
-            if self._head(j) is not None:
-                return j if j > 0 else n
+            if stamped[j] or self._head(j) is not None:
+                return j
         return n
 
     def _decide_mode(self, n: int) -> None:
@@ -151,7 +170,7 @@ class _LogReader:
 
     # --- grouping ---------------------------------------------------------------------------------------
 
-    def _events(self, hits: np.ndarray, limit: int, byte_starts: np.ndarray) -> int:
+    def _events(self, hits: np.ndarray, limit: int, byte_starts: list[int]) -> int:
         """Emit the events that contain a hit line; return how many lines they span."""
         claimed = 0
         prev_end = 0
@@ -159,7 +178,7 @@ class _LogReader:
         for h0 in hits.tolist():
             if h0 < prev_end:
                 continue
-            if stamped[h0] and (h0 + 1 >= limit or stamped[h0 + 1]):
+            if self.fast and stamped[h0] and (h0 + 1 >= limit or stamped[h0 + 1]):
                 done = self._single(h0, byte_starts)
                 if done >= 0:
                     claimed += done
@@ -169,7 +188,7 @@ class _LogReader:
             while h > prev_end and not stamped[h] and self._head(h) is None:
                 h -= 1
             head = self._head(h)
-            if head is not None and head.family == TOOL:
+            if head is not None and head.family == TOOL and "table" in head.fields:
                 end = self._table(h, head, limit, byte_starts)
                 claimed += end - h
                 prev_end = end
@@ -208,7 +227,7 @@ class _LogReader:
             if text[0] in " \t":
                 j += 1
                 continue
-            if self._head(j) is not None:
+            if self._head(j) is not None or starts_new_event(text):
                 break
             if is_shaped(text):
                 j += 1
@@ -226,11 +245,11 @@ class _LogReader:
 
     # --- output -----------------------------------------------------------------------------------------
 
-    def _emit(self, h: int, e: int, byte_starts: np.ndarray) -> int:
+    def _emit(self, h: int, e: int, byte_starts: list[int]) -> int:
         head = self._head(h)
         first = self._text(h)
         rest = [self._text(j) for j in range(h + 1, e)]
-        line, byte = self.line_no + h, self.base + int(byte_starts[h])
+        line, byte = self.line_no + h, self.base + byte_starts[h]
         ev = RawEvent(line, byte, e - h, head, first, rest)
         time_ms = self.anchor.resolve(head.stamp) if head is not None else -1
         built = full_row(ev, (self.ctx.file_id, line, byte, e - h, self.seq, time_ms), self.known_broker)
@@ -240,19 +259,26 @@ class _LogReader:
         self._claimed_blank += sum(1 for j in range(h + 1, e) if self._raw[j] in ("", "\r"))
         return e - h
 
-    def _single(self, j: int, byte_starts: np.ndarray) -> int:
-        """A one-line event through its line template: 1 if emitted, 0 if chatter, -1 if it needs a full parse."""
-        recipe, digits = self.templates.lookup(self._text(j), self.known_broker)
-        if recipe is UNCACHEABLE:
+    def _single(self, j: int, byte_starts: list[int]) -> int:
+        """A one-line event through its line shape: 1 if emitted, 0 if chatter, -1 if it needs a full parse."""
+        raw = self._raw[j]
+        plain = raw.isascii() and raw[:1] in _PLAIN_FIRST and "\\" not in raw and "\x1b" not in raw and not raw.endswith("\r")
+        text = raw if plain else self._text(j)
+        shape = self.templates.lookup(text, self.known_broker)
+        if shape is UNCACHEABLE:
             return -1
-        if recipe is DROPPED:
+        if shape is DROPPED:
             return 0
-        line, byte = self.line_no + j, self.base + int(byte_starts[j])
-        time_ms = self.anchor.resolve(recipe.stamp(digits))  # type: ignore[union-attr]
-        self._add((self.ctx.file_id, line, byte, 1, self.seq, time_ms) + recipe.values(digits), recipe.family)  # type: ignore[union-attr]
+        time_ms = shape.time_ms(text)  # type: ignore[union-attr]
+        if time_ms == -2:
+            time_ms = self.anchor.resolve(shape.stamp(text))  # type: ignore[union-attr]
+        elif time_ms >= 0:
+            self.anchor.last_ms = time_ms
+        row = shape.row(self.ctx.file_id, self.line_no + j, self.base + byte_starts[j], self.seq, time_ms, text)  # type: ignore[union-attr]
+        self._add(row, shape.family)  # type: ignore[union-attr]
         return 1
 
-    def _table(self, h: int, head: Head, limit: int, byte_starts: np.ndarray) -> int:
+    def _table(self, h: int, head: Head, limit: int, byte_starts: list[int]) -> int:
         """Rows of a tool table starting at header line ``h``; return the end of the table."""
         table = head.fields["table"]
         assert isinstance(table, Table)
@@ -269,23 +295,31 @@ class _LogReader:
             self._tool_row(table, {}, h, byte_starts)  # an empty table is a result too (no hanging transactions)
         return j
 
-    def _tool_row(self, table: Table, row: dict[str, str], j: int, byte_starts: np.ndarray) -> None:
+    def _tool_row(self, table: Table, row: dict[str, str], j: int, byte_starts: list[int]) -> None:
         values = dict(_TOOL_DEFAULTS)
         values.update(row_fields(table, row) if row else {})
         values.update({
-            "file_id": self.ctx.file_id, "line": self.line_no + j, "byte": self.base + int(byte_starts[j]), "lines": 1,
+            "file_id": self.ctx.file_id, "line": self.line_no + j, "byte": self.base + byte_starts[j], "lines": 1,
             "seq": self.seq, "source": "tool", "library": table.library, "logger": table.command,
-            "message": self._text(j).strip()[:1000],
+            "message": " ".join(self._text(j).split())[:1000],
         })
         self._add(tuple(values[c] for c in COLUMNS), TOOL)
 
     def _add(self, row: tuple, family: str) -> None:
+        client = row[_CLIENT]
+        if client:
+            txn = row[_TXN]
+            if txn:
+                self.txn_by_client[client] = txn
+            elif client in self.txn_by_client:
+                row = row[:_TXN] + (self.txn_by_client[client],) + row[_TXN + 1:]
         self.sink.row("log_events", row)
         self.seq += 1
-        self.families[family] += 1
-        if family == BROKER:
-            self.known_broker = True
-        self.ctx.saw_kind("log/" + family)
+        if family not in self.families:
+            self.families.add(family)
+            self.ctx.saw_kind("log/" + family)
+            if family == BROKER:
+                self.known_broker = True
 
     def note_truncated(self) -> None:
         self.ctx.note("long lines cut to 64 KiB")
@@ -301,6 +335,10 @@ class _LogReader:
             self.ctx.saw_kind("log/" + (families[0] if families else TEXT))
 
 
+_CLIENT = COLUMNS.index("client_id")
+_TXN = COLUMNS.index("transactional_id")
+#: First characters of a stamped line that cannot carry a container prefix.
+_PLAIN_FIRST = frozenset("0123456789[%")
 _TOOL_DEFAULTS = {c: ("" if c in ("level", "client_id", "transactional_id", "group_id", "topic", "error", "errors",
                                   "exception", "root_cause", "exceptions", "state_from", "state_to", "txn_state")
                       else -1) for c in COLUMNS}

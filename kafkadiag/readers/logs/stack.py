@@ -142,9 +142,15 @@ def exceptions_in_text(text: str) -> list[str]:
                 while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_$"):
                     start -= 1
                 name = text[start:end]
-                if name[:1].isupper() and name not in ("Error", "Exception") and name not in seen:
+                qualified = start > 0 and text[start - 1] == "." or text[end:end + 1] == ":"
+                if (suffix == "Exception" or qualified) and name[:1].isupper() and name not in ("Error", "Exception") and name not in seen:
                     seen.add(name)
                     found.append((start, name))
             i = text.find(suffix, end)
     found.sort()
     return [name for _, name in found]
+
+
+def starts_new_event(text: str) -> bool:
+    """Lines that begin an event of their own even without a timestamp (the JVM's uncaught-exception report)."""
+    return text.startswith('Exception in thread "')

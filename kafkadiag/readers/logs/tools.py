@@ -74,6 +74,24 @@ def parse_row(table: Table, text: str) -> dict[str, str] | None:
 
 _TP = re.compile(r"(?P<t>.+)-(?P<p>\d+)$")
 
+#: Messages the tools print instead of (or next to) a table: (pattern, library, subcommand).
+_TOOL_MESSAGES = (
+    (re.compile(r"(?:Error: )?Consumer group '[^']+' (?:has no active members|is rebalancing|does not exist)"),
+     "kafka-consumer-groups", "describe"),
+    (re.compile(r"Failed to (?:describe|list|abort|validate) .*Enable debug logging for additional detail"),
+     "kafka-transactions", ""),
+    (re.compile(r"Could not find any open transactions starting at offset \d+ on partition "),
+     "kafka-transactions", "abort"),
+)
+
+
+def tool_message(text: str) -> tuple[str, str] | None:
+    """``(library, subcommand)`` of a message one of the tools prints, or None."""
+    for pattern, library, command in _TOOL_MESSAGES:
+        if pattern.match(text):
+            return library, command
+    return None
+
 
 def row_fields(table: Table, row: dict[str, str]) -> dict[str, object]:
     """LOG_EVENTS column values of one row (names as in the schema)."""

@@ -51,6 +51,22 @@ def _concat(chunks: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(chunks, ignore_index=True) if chunks else empty
 
 
+def with_subject_label(logs: pd.DataFrame) -> pd.DataFrame:
+    """Add ``who``: the best name for an event's subject, so messages never read "producer  ()"."""
+    logs = logs.copy()
+    if logs.empty:
+        logs["who"] = pd.Series(dtype=object)
+        return logs
+    tid = logs["transactional_id"].fillna("").astype(str)
+    client = logs["client_id"].fillna("").astype(str)
+    pid = logs["producer_id"].astype("int64")
+    label = pd.Series("the " + logs["source"].fillna("").astype(str).replace("", "log"), index=logs.index, dtype=object)
+    label = label.where(pid < 0, "producer id " + pid.astype(str))
+    label = label.where(client == "", "client " + client)
+    with_tid = "transactional.id " + tid + client.map(lambda c: f" (client {c})" if c else "")
+    return logs.assign(who=label.where(tid == "", with_tid).astype(object))
+
+
 def build_fact_tables(
     events: CollectedEvents,
     config: Mapping[str, int],
@@ -81,7 +97,7 @@ def build_fact_tables(
     evidence_end = now_ms if now_ms is not None else max(
         [s.last_time for s in stream.partitions.values()] + [-1]
     )
-    log_events = _concat(events.log_events, LOG_EVENTS.empty())
+    log_events = with_subject_label(_concat(events.log_events, LOG_EVENTS.empty()))
     return {
         "txn_records": records,
         "log_events": log_events,

@@ -357,7 +357,9 @@ CONFIGS = _register(
 def _log_event_columns() -> dict[str, str]:
     from ..tables import LOG_EVENTS
 
-    return {c.name: c.doc for c in LOG_EVENTS.columns}
+    columns = {c.name: c.doc for c in LOG_EVENTS.columns}
+    columns["who"] = "readable subject of the event: transactional.id, client, producer id or component, as known"
+    return columns
 
 
 LOG_EVENT_TABLE = _register(

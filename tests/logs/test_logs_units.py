@@ -146,9 +146,15 @@ def test_topic_partition_spellings(text: str, topic: str, partition: int) -> Non
     assert (fields.topic, fields.partition) == (topic, partition)
 
 
-def test_librdkafka_topic_partition() -> None:
-    fields = _fields("payments [2]: 12 message(s) timed out", librdkafka=True)
+@pytest.mark.parametrize("text", ["payments [2]: 12 message(s) timed out", "Topic [payments] [2]: partition is down",
+                                  'Failed to add partition "payments" [2] to transaction'])
+def test_librdkafka_topic_partition(text: str) -> None:
+    fields = _fields(text, librdkafka=True)
     assert (fields.topic, fields.partition) == ("payments", 2)
+
+
+def test_librdkafka_thread_names_are_not_topics() -> None:
+    assert _fields("[thrd:main] [3] nothing here", librdkafka=True).topic == ""
 
 
 @pytest.mark.parametrize(("text", "txn"), [

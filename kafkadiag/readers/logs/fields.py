@@ -59,7 +59,9 @@ _TP_PARTITION = re.compile(
 )
 _TP_RECORDS = re.compile(r"ecord(?:s|\(s\)) for (?P<t>[A-Za-z0-9_][\w.\-]*?)-(?P<p>\d+)(?![\w.\-'])")
 _TP_PREPOSITION = re.compile(r" (?:in|of|to|from|on|for) (?P<t>[A-Za-z_][\w.\-]*?)-(?P<p>\d+)(?![\w.\-'])")
-_RDK_TP = re.compile(r"(?<![\w#\]])\"?(?P<t>[A-Za-z0-9_][\w.\-]*)\"? \[(?P<p>\d+)\](?!\d)")
+_RDK_TP = re.compile(
+    r"(?:(?<![\w#:])\[(?P<b>[A-Za-z0-9_][\w.\-]*)\]|(?<![\w#\]])\"?(?P<t>[A-Za-z0-9_][\w.\-]*)\"?) \[(?P<p>\d+)\](?!\d)"
+)
 _TRANSITION = re.compile(
     r"ransition(?:ed)? (?:attempted )?from (?:state )?(?P<f>[A-Za-z_|]+) to (?:error state |state )?(?P<t>[A-Za-z_|]+)"
 )
@@ -313,6 +315,7 @@ def _read_tp(text: str, fields: Fields, librdkafka: bool) -> None:  # noqa: ARG0
                 return
     if " [" in text and "]" in text:
         for m in _RDK_TP.finditer(text):
-            if not m["t"].startswith("thrd") and "#" not in m["t"]:
-                fields.topic, fields.partition = m["t"], int(m["p"])
+            topic = m["b"] or m["t"]
+            if not topic.startswith("thrd") and "#" not in topic:
+                fields.topic, fields.partition = topic, int(m["p"])
                 return

@@ -155,26 +155,9 @@ def _valid_partition(value: str) -> bool:
 
 
 def _render(report, format: Format, out: TextIO, color: Optional[bool]) -> None:
-    if format == Format.json:
-        json.dump(report.to_json(), out, indent=2, sort_keys=False)
-        out.write("\n")
-    elif format == Format.markdown:
-        from .report.markdown import render_markdown
+    from .report import render_machine
 
-        render_markdown(report, out)
-    elif format == Format.sarif:
-        from .report.sarif import render_sarif
-
-        render_sarif(report, out)
-    elif format == Format.junit:
-        from .report.junit import render_junit
-
-        render_junit(report, out)
-    elif format == Format.github:
-        from .report.github import render_github
-
-        render_github(report, out)
-    else:
+    if not render_machine(report, format.value, out):
         from .report.text import render_text
 
         render_text(report, out, color=color if color is not None else (out.isatty() if hasattr(out, "isatty") else False))

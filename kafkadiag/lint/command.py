@@ -210,28 +210,9 @@ def _fix(result: LintResult, opts: LintOptions) -> LintResult:
 def _report(result: LintResult, format: LintFormat, output: Optional[Path], color: Optional[bool], fixing: bool) -> int:
     report = build_report(result)
     with _output(output) as out:
-        if format == LintFormat.json:
-            import json
+        from ..report import render_machine
 
-            json.dump(report.to_json(), out, indent=2)
-            out.write("\n")
-        elif format == LintFormat.sarif:
-            from ..report.sarif import render_sarif
-
-            render_sarif(report, out, rules=result.rules)
-        elif format == LintFormat.junit:
-            from ..report.junit import render_junit
-
-            render_junit(report, out)
-        elif format == LintFormat.github:
-            from ..report.github import render_github
-
-            render_github(report, out)
-        elif format == LintFormat.markdown:
-            from ..report.markdown import render_markdown
-
-            render_markdown(report, out)
-        else:
+        if not render_machine(report, format.value, out, rules=result.rules):
             from .text import render_lint_text
 
             tty = color if color is not None else (output is None and sys.stdout.isatty())

@@ -36,3 +36,30 @@ def test_timeline_filters_and_text_output() -> None:
     assert [t["key"] for t in json.loads(proc.stdout)["timelines"]] == ["order-enricher"]
     text = run_cli("timeline", "--all", "--limit", "3", case)
     assert text.returncode == 0 and "more events (raise --limit)" in text.stdout
+
+
+def test_mixed_folder_is_one_report_and_one_incident(tmp_path: Path) -> None:
+    """Dumps, a broker log and a client log of the same timeout: one finding with evidence from both sides."""
+    import shutil
+
+    for f in (ROOT / "fixtures" / "cases" / "timeout-2.4" / "input").iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    (tmp_path / "server.log").write_text(
+        "[2019-12-22 12:34:31,935] INFO [TransactionCoordinator id=1] Completed rollback of ongoing transaction for "
+        "transactionalId ledger-writer due to timeout (kafka.coordinator.transaction.TransactionCoordinator)\n")
+    (tmp_path / "app.log").write_text(
+        "2019-12-22 12:34:40,100 ERROR [kafka-producer-network-thread | producer-ledger] o.a.k.c.p.i.TransactionManager - "
+        "[Producer clientId=producer-ledger, transactionalId=ledger-writer] Transiting to fatal error state due to "
+        "org.apache.kafka.common.errors.ProducerFencedException: There is a newer producer with the same transactionalId "
+        "which fences the current one.\n")
+    proc = run_cli("analyze", "--format", "json", str(tmp_path))
+    report = json.loads(proc.stdout)
+    kinds = {i["path"].rsplit("/", 1)[-1]: i["kind"] for i in report["inputs"]}
+    assert kinds["server.log"].startswith("log/") and kinds["app.log"].startswith("log/")
+    timeouts = [f for f in report["findings"] if f["category"] == "transaction-timeout"]
+    assert len(timeouts) == 1
+    files = {e["file"].rsplit("/", 1)[-1] for e in timeouts[0]["evidence"]}
+    assert "server.log" in files and any(name.startswith("__transaction_state") for name in files)
+    fenced = [f for f in report["findings"] if f["category"] == "fencing"]
+    assert len(fenced) == 1 and fenced[0]["caused_by"] == [timeouts[0]["id"]]
+    assert timeouts[0]["root_cause"] and not fenced[0]["root_cause"]

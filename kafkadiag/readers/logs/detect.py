@@ -50,7 +50,9 @@ def detect_log(head: bytes) -> tuple[int, str] | None:
             families[family] += 1
         elif is_shaped(line):
             shaped += 1
-    if not heads or (heads < 2 and not families[TOOL] and not families[LIBRDKAFKA]):
+    # One recognised line is enough when it is all there is (a pasted excerpt), unless it is generic text.
+    single_excerpt = heads == seen == 1 and not families[TEXT]
+    if not heads or (heads < 2 and not single_excerpt and not families[TOOL] and not families[LIBRDKAFKA]):
         return None
     if heads + shaped < _MIN_SHARE * seen and not families[TOOL]:
         return None

@@ -73,3 +73,12 @@ def test_timeout_chain_is_linked(tmp_path: Path) -> None:
         "org.apache.kafka.common.errors.ProducerFencedException: There is a newer producer with the same transactionalId which fences the current one."])
     by_rule = {f["rule"]: f for f in report["findings"]}
     assert by_rule["FEN101"]["caused_by"] == [by_rule["TMO101"]["id"]] and by_rule["TMO101"]["root_cause"]
+
+
+def test_pasted_kafka_transactions_output_is_diagnosed() -> None:
+    proc = subprocess.run([sys.executable, "-m", "kafkadiag.cli", "analyze", "--format", "json",
+                           str(ROOT / "fixtures" / "logs" / "kafka_transactions.txt")], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 1
+    by_rule = {f["rule"]: f for f in json.loads(proc.stdout)["findings"]}
+    assert by_rule["HNG101"]["runbook"][0].endswith("abort --topic orders --partition 3 --start-offset 900017")
+    assert by_rule["HNG102"]["subject"]["transactional_id"] == "orders-api-tx-0"

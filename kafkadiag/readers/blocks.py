@@ -155,8 +155,8 @@ def iter_blocks(stream: BinaryIO, block_size: int = BLOCK_SIZE, pool_size: int =
         if cut <= 0 and size > LINE_CAP:  # no newline in a whole block: keep the head of the line
             yield _long_line(buf, size, base)
             pool.put(buf)
-            dropped, carry = _skip_rest_of_line(stream, block_size)
-            base += size + dropped
+            dropped, carry, newline = skip_rest_of_line(stream, block_size)
+            base += size + dropped + newline
             continue
         if cut <= 0:
             carry = bytes(buf[:size])
@@ -173,14 +173,19 @@ def _long_line(buf: mmap.mmap, size: int, base: int) -> Block:
     return Block(head, len(head), base, np.array([0], dtype=np.int64), np.array([len(head) - 1], dtype=np.int64), truncated=True)
 
 
-def _skip_rest_of_line(stream: BinaryIO, block_size: int) -> tuple[int, bytes]:
-    """Discard input up to and including the next newline; return bytes dropped and the remainder."""
+def skip_rest_of_line(stream: BinaryIO, block_size: int) -> tuple[int, bytes, bool]:
+    """Discard input up to the next newline.
+
+    Returns the bytes dropped before the newline, what follows the newline, and whether a
+    newline was found (False at end of input). Shared by the dump and the log readers, which
+    both cut over-long lines and must keep later byte offsets exact.
+    """
     dropped = 0
     while True:
         chunk = stream.read(block_size)
         if not chunk:
-            return dropped, b""
+            return dropped, b"", False
         nl = chunk.find(b"\n")
         if nl >= 0:
-            return dropped + nl + 1, chunk[nl + 1 :]
+            return dropped + nl, chunk[nl + 1 :], True
         dropped += len(chunk)

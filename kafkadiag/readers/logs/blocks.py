@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import BinaryIO, Iterator
 
+from ..blocks import skip_rest_of_line
+
 BLOCK_SIZE = 4 << 20
 LINE_CAP = 64 << 10  # characters of one line the parsers ever look at
 
@@ -32,18 +34,5 @@ def whole_lines(stream: BinaryIO, block_size: int = BLOCK_SIZE) -> Iterator[tupl
         if len(data) <= limit:
             carry = data
             continue
-        skipped, carry = _skip_rest_of_line(stream, block_size)
+        skipped, carry, _ = skip_rest_of_line(stream, block_size)
         yield data[:LINE_CAP] + b"\n", len(data) - LINE_CAP + skipped
-
-
-def _skip_rest_of_line(stream: BinaryIO, block_size: int) -> tuple[int, bytes]:
-    """Discard input up to (not including) the next newline; return bytes dropped and what follows it."""
-    dropped = 0
-    while True:
-        chunk = stream.read(block_size)
-        if not chunk:
-            return dropped, b""
-        nl = chunk.find(b"\n")
-        if nl >= 0:
-            return dropped + nl, chunk[nl + 1:]
-        dropped += len(chunk)

@@ -240,18 +240,29 @@ def _evidence_text(raw: bytes) -> str:
     return text
 
 
-def read_lines_at(path: str, byte_offsets: list[int], block_size: int = 1 << 20) -> dict[int, tuple[int, str]]:
+_EVIDENCE_KEEP = EVIDENCE_MAX_CHARS * 4 + 4  # UTF-8 bytes enough for 500 characters
+
+
+def read_lines_at(
+    path: str, byte_offsets: list[int], block_size: int = 1 << 20, known_lines: dict[int, int] | None = None
+) -> dict[int, tuple[int, str]]:
     """Line number (1-based) and text of the line holding each byte offset, in one forward pass.
 
     Works the same on plain and gzip inputs; memory stays flat whatever the file size because
     only the start of the current line (enough for the 500-character evidence text) is kept.
-    Offsets past the end of the input are left out of the result.
+    Offsets past the end of the input are left out of the result. When ``known_lines`` gives the
+    line number of every offset and the input is a plain file, each line is read with a seek
+    instead: a finding on a 1 TB segment dump must not cost a second pass over it.
     """
     wanted = sorted(set(o for o in byte_offsets if o >= 0))
     result: dict[int, tuple[int, str]] = {}
     if not wanted:
         return result
-    keep = EVIDENCE_MAX_CHARS * 4 + 4  # UTF-8 bytes enough for 500 characters
+    if known_lines is not None and all(known_lines.get(o, 0) > 0 for o in wanted):
+        found = _seek_lines(path, wanted, known_lines)
+        if found is not None:
+            return found
+    keep = _EVIDENCE_KEEP
     try:
         stream = open_input(path)
     except OSError:
@@ -300,4 +311,28 @@ def read_lines_at(path: str, byte_offsets: list[int], block_size: int = 1 << 20)
             text = _evidence_text(head)
             for off in pending:
                 result[off] = (line_no, text)
+    return result
+
+
+def _seek_lines(path: str, wanted: list[int], known_lines: dict[int, int]) -> dict[int, tuple[int, str]] | None:
+    """Read each wanted line directly; None when the file is compressed or an offset is not a line start."""
+    result: dict[int, tuple[int, str]] = {}
+    try:
+        with open(path, "rb") as raw:
+            if raw.read(2) == GZIP_MAGIC:
+                return None
+            for offset in wanted:
+                start = max(0, offset - 1)
+                raw.seek(start)
+                chunk = raw.read(_EVIDENCE_KEEP + offset - start)
+                if offset > 0:
+                    if chunk[:1] != b"\n":
+                        return None if chunk else result
+                    chunk = chunk[1:]
+                if not chunk:
+                    continue
+                nl = chunk.find(b"\n")
+                result[offset] = (known_lines[offset], _evidence_text(chunk if nl < 0 else chunk[:nl]))
+    except OSError:
+        return None
     return result

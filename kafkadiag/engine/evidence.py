@@ -13,15 +13,18 @@ from ..inputs import read_lines_at, real_path
 
 def fill_evidence(findings: list[Finding]) -> None:
     wanted: dict[str, set[int]] = defaultdict(set)
+    known: dict[str, dict[int, int]] = defaultdict(dict)
     for finding in findings:
         for ev in finding.evidence:
             if ev.byte is not None and ev.byte >= 0:
                 wanted[ev.file].add(ev.byte)
+                if ev.line:
+                    known[ev.file][ev.byte] = ev.line
     resolved: dict[str, dict[int, tuple[int, str]]] = {}
     for path, offsets in wanted.items():
         source = real_path(path)
         try:
-            resolved[path] = read_lines_at(source, sorted(offsets))
+            resolved[path] = read_lines_at(source, sorted(offsets), known_lines=known.get(path))
         except OSError:
             resolved[path] = {}
     for finding in findings:

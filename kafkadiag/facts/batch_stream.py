@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .runs import first_index, last_index, max_ignoring, min_ignoring, run_ends, run_starts, take_or
+from .runs import sort_order, first_index, last_index, max_ignoring, min_ignoring, run_ends, run_starts, take_or
 
 SEQ_MODULUS = 2**31  # producer sequences wrap from Integer.MAX_VALUE to 0
 
@@ -77,7 +77,7 @@ class BatchStream:
         self._tp_index: dict[tuple[str, int], int] = {}
         self._carry: dict[tuple[int, int], _Carry] = {}
         self._seq_carry: dict[tuple[int, int], _SeqCarry] = {}
-        self._partials: list[pd.DataFrame] = []
+        self._partials: list[dict[str, np.ndarray]] = []
         self._partial_rows = 0
         self._sequence_rows: list[pd.DataFrame] = []
         self.partitions: dict[int, PartitionStats] = {}
@@ -128,7 +128,7 @@ class BatchStream:
         non_tx = has_pid & ~is_tx
         if non_tx.any():
             self.idempotent_producers.update(np.unique(pid[non_tx]).tolist())
-        order = np.lexsort((np.arange(len(chunk)), pid, tp))
+        order = sort_order((pid, tp))
         order = order[has_pid[order]]
         sub = {name: chunk[name].to_numpy()[order] for name in (
             "producer_epoch", "base_offset", "last_offset", "count", "timestamp", "file_id", "line", "byte",
@@ -143,12 +143,12 @@ class BatchStream:
         if tx_mask.any():
             self._spans({k: v[tx_mask] for k, v in sub.items()})
         if self._partial_rows > 2_000_000:
-            self._partials = [merge_partials(pd.concat(self._partials, ignore_index=True))]
-            self._partial_rows = len(self._partials[0])
+            self._partials = [merge_partials(_concat(self._partials))]
+            self._partial_rows = len(self._partials[0]["tp"])
 
     # ----------------------------------------------------------------------------------------
     def _partition_stats(self, chunk: pd.DataFrame, tp: np.ndarray) -> None:
-        order = np.lexsort((np.arange(len(chunk)), tp))
+        order = sort_order((tp,))
         tps = tp[order]
         base = chunk["base_offset"].to_numpy(np.int64)[order]
         last = chunk["last_offset"].to_numpy(np.int64)[order]
@@ -282,7 +282,7 @@ class BatchStream:
         marker_code = np.array([MARKER_CODES.get(m, 4) for m in s["marker"][last_ctrl[last_ctrl >= 0]]], dtype=np.int8)
         codes = np.zeros(len(starts), dtype=np.int8)
         codes[last_ctrl >= 0] = marker_code
-        partial = pd.DataFrame({
+        partial = {
             "tp": s["tp"][starts].astype(np.int32),
             "producer_id": s["pid"][starts],
             "ordinal": ordinal[starts],
@@ -305,15 +305,15 @@ class BatchStream:
             "marker_file_id": take_or(s["file_id"].astype(np.int64), last_ctrl),
             "marker_line": np.where(take_or(s["marker_line"], last_ctrl) >= 0, take_or(s["marker_line"], last_ctrl), take_or(s["line"], last_ctrl)),
             "marker_byte": np.where(take_or(s["marker_byte"], last_ctrl) >= 0, take_or(s["marker_byte"], last_ctrl), take_or(s["byte"], last_ctrl)),
-        })
+        }
         self._partials.append(partial)
-        self._partial_rows += len(partial)
+        self._partial_rows += len(starts)
 
     # ----------------------------------------------------------------------------------------
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
         if self._partials:
-            spans = merge_partials(pd.concat(self._partials, ignore_index=True))
+            spans = pd.DataFrame(merge_partials(_concat(self._partials)), copy=False)
         else:
             spans = pd.DataFrame({c: pd.Series(dtype=np.int64) for c in PARTIAL_COLUMNS})
         self._partials = []
@@ -324,15 +324,21 @@ class BatchStream:
         return spans, seq
 
 
-def merge_partials(p: pd.DataFrame) -> pd.DataFrame:
-    """Combine partial spans of the same (tp, producer id, ordinal) coming from different chunks."""
-    if p.empty:
+def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    return {name: np.concatenate([p[name] for p in parts]) for name in PARTIAL_COLUMNS}
+
+
+def merge_partials(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Combine partial spans of the same (tp, producer id, ordinal) coming from different chunks.
+
+    The result is sorted by (tp, producer id, ordinal)."""
+    if not len(p["tp"]):
         return p
-    p = p.sort_values(["tp", "producer_id", "ordinal", "chunk"], kind="stable").reset_index(drop=True)
-    cols = {c: p[c].to_numpy() for c in p.columns}
+    order = sort_order((p["chunk"], p["ordinal"], p["producer_id"], p["tp"]))
+    cols = {c: v[order] for c, v in p.items()}
     starts = run_starts(cols["tp"], cols["producer_id"], cols["ordinal"])
-    if len(starts) == len(p):
-        return p
+    if len(starts) == len(order):
+        return cols
     has_data = cols["first_offset"] >= 0
     has_marker = cols["marker_offset"] >= 0
     fd = first_index(has_data, starts)
@@ -353,4 +359,4 @@ def merge_partials(p: pd.DataFrame) -> pd.DataFrame:
     }
     for c in ("marker_epoch", "coordinator_epoch", "marker_offset", "marker_time", "marker_file_id", "marker_line", "marker_byte"):
         out[c] = take_or(cols[c], lm)
-    return pd.DataFrame(out)
+    return out

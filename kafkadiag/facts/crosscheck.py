@@ -162,11 +162,12 @@ def mark_orphaned(spans: pd.DataFrame, coordinator_txns: pd.DataFrame) -> pd.Dat
     wrote without registering the partition with the coordinator (``unregistered``: a zombie or a
     client bug; the hanging transactions KIP-890 prevents).
     """
-    spans = spans.copy()
-    spans["orphaned"] = ""
+    spans = spans.copy(deep=False)  # only the orphaned column changes, and it is replaced whole
+    orphaned = np.full(len(spans), "", dtype=object)
+    spans["orphaned"] = orphaned
     if spans.empty or coordinator_txns is None or coordinator_txns.empty:
         return spans
-    open_ = spans["state"] == "open"
+    open_ = (spans["state"] == "open").to_numpy()
     if not open_.any():
         return spans
     done = coordinator_txns[coordinator_txns["complete_time"] >= 0]
@@ -190,5 +191,6 @@ def mark_orphaned(spans: pd.DataFrame, coordinator_txns: pd.DataFrame) -> pd.Dat
             labels.append("marker-lost")
         else:
             labels.append("unregistered")
-    spans.loc[open_, "orphaned"] = labels
+    orphaned[open_] = labels
+    spans["orphaned"] = orphaned
     return spans

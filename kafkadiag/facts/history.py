@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .registry import EPOCH_CHANGES, TOPIC_PRODUCERS
+from .runs import sort_order
 
 
 def build_epoch_changes(spans: pd.DataFrame) -> pd.DataFrame:
@@ -26,7 +27,7 @@ def build_epoch_changes(spans: pd.DataFrame) -> pd.DataFrame:
             "transactional_id", "protocol", "ended_by", "marker_epoch", "file_id", "first_line", "first_byte")
     c = {k: spans[k].to_numpy()[keep] for k in need}
     t = np.where(c["first_time"] >= 0, c["first_time"], c["end_time"])
-    order = np.lexsort((c["first_offset"], c["partition"], t, c["producer_id"]))
+    order = sort_order((c["first_offset"], c["partition"], t, c["producer_id"]))
     c = {k: v[order] for k, v in c.items()}
     pid, epoch = c["producer_id"], c["producer_epoch"]
     changed = np.zeros(len(pid), dtype=bool)

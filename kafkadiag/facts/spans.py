@@ -20,7 +20,8 @@ import pandas as pd
 from .batch_stream import MARKER_NAMES
 from .coordinator import recommend_expiration_array, recommend_timeout_array
 from .registry import SPANS
-from .runs import run_starts
+from .labels import select_labels
+from .runs import grouped_cummax, run_starts, sort_order
 
 Arrays = dict[str, np.ndarray]
 
@@ -47,9 +48,12 @@ def protocol_by_producer(
     v2 = np.unique(pid[commit & (marker_epoch > epoch)])
     v1 = np.setdiff1d(np.unique(pid[commit & (marker_epoch <= epoch)]), v2)
     out = np.full(len(pid), "unknown" if v2_possible else "v1", dtype=object)
+    by_protocol: dict[str, list[int]] = {}
     for p, proto in coordinator_protocol.items():
         if proto != "unknown":
-            out[pid == p] = proto
+            by_protocol.setdefault(proto, []).append(p)
+    for proto, pids in by_protocol.items():
+        out[np.isin(pid, np.array(pids, dtype=np.int64))] = proto
     out[np.isin(pid, v1)] = "v1"
     out[np.isin(pid, v2)] = "v2"
     return out
@@ -77,11 +81,11 @@ def _join_coordinator(c: Arrays, coordinator_txns: pd.DataFrame | None, default_
     out["coordinator_seen"] = seen
     tids = joined["transactional_id"].to_numpy(dtype=object)
     fallback = np.array([tid_by_pid.get(int(p), "") for p in c["producer_id"]], dtype=object) if (~seen).any() else tids
-    out["transactional_id"] = np.where(seen, tids, fallback).astype(object)
+    out["transactional_id"] = np.where(seen, tids, fallback)
     timeouts = joined["timeout_ms"].fillna(0).to_numpy(np.int64)
     known = seen & (timeouts > 0)
     out["timeout_ms"] = np.where(known, timeouts, default_timeout)
-    out["timeout_source"] = np.where(known, "coordinator", timeout_source).astype(object)
+    out["timeout_source"] = select_labels([known], ["coordinator"], timeout_source)
     out["coord_end"] = joined["ended_by"].fillna("").to_numpy(dtype=object)
     out["coord_cause"] = joined["cause"].fillna("").to_numpy(dtype=object)
     return out
@@ -155,7 +159,7 @@ def build_spans(
     code = c["marker_code"].astype(np.int64)
     marker_epoch = np.where(has_marker, c["marker_epoch"], -1)
     marker_time = np.where(has_marker, c["marker_time"], -1)
-    state = np.select([~has_marker, code == 1, code == 2], ["open", "committed", "aborted"], default="ended").astype(object)
+    state = select_labels([~has_marker, code == 1, code == 2], ["open", "committed", "aborted"], default="ended")
     groups = run_starts(tp, pid)
     last_ordinal = _per_run(np.maximum.reduceat(c["ordinal"], groups), groups, n)
     superseded = ~has_marker & (c["ordinal"] < last_ordinal) & np.isin(tp, list(incomplete_tps))
@@ -187,7 +191,7 @@ def build_spans(
 
     # Producer history across partitions, in time order (offset order when times are unknown).
     sort_time = np.where(first_time >= 0, first_time, end_time)
-    order = np.lexsort((cols["ordinal"], tp, sort_time, pid))
+    order = sort_order((cols["ordinal"], tp, sort_time, pid))
     del c, sort_time
     for key in list(cols):  # one column at a time, so only one extra copy is alive
         cols[key] = cols[key][order]
@@ -206,7 +210,7 @@ def build_spans(
 
     tp_rank = np.empty(len(tp_keys), dtype=np.int64)
     tp_rank[sorted(range(len(tp_keys)), key=lambda i: tp_keys[i])] = np.arange(len(tp_keys))
-    final = np.lexsort((cols["producer_id"], cols["first_offset"], tp_rank[cols["tp"]]))
+    final = sort_order((cols["producer_id"], cols["first_offset"], tp_rank[cols["tp"]]))
     out = {}
     for name in SPANS.columns:
         values = cols.pop(name)[final]
@@ -229,7 +233,7 @@ def _history(c: Arrays) -> None:
     c["prev_epoch"] = np.where(same_prev, np.roll(epoch, 1), -1)
     c["next_epoch"] = np.where(same_next, np.roll(epoch, -1), -1)
     end = np.where(c["end_time"] >= 0, c["end_time"], -1)
-    running_end = pd.Series(end).groupby(pid).cummax().to_numpy()
+    running_end = grouped_cummax(end, run_starts(pid))
     prev_end = np.where(same_prev, np.roll(running_end, 1), -1)
     first = c["first_time"]
     c["idle_before_ms"] = np.where((prev_end >= 0) & (first >= 0), first - prev_end, -1)
@@ -249,22 +253,23 @@ def _zombie_writes(c: Arrays) -> np.ndarray:
     known = (c["first_time"] >= 0) & (c["producer_epoch"] >= 0) & (c["batches"] > 0)
     if not known.any():
         return np.zeros(n, dtype=bool)
-    facts = pd.DataFrame({
-        "producer_id": np.concatenate([c["producer_id"], c["producer_id"]]),
-        "time": np.concatenate([c["first_time"], c["marker_time"]]).astype(np.int64),
-        "epoch": np.concatenate([c["producer_epoch"], c["marker_epoch"]]).astype(np.int64),
-    })
-    facts = facts[(facts["time"] >= 0) & (facts["epoch"] >= 0)].sort_values(["producer_id", "time"], kind="stable")
-    facts["seen_max"] = facts.groupby("producer_id")["epoch"].cummax()
-    facts = facts.drop_duplicates(["producer_id", "time"], keep="last").sort_values("time", kind="stable")
-    probe = pd.DataFrame({"producer_id": c["producer_id"][known].astype(np.int64),
-                          "time": c["first_time"][known].astype(np.int64),
-                          "row": np.flatnonzero(known)}).sort_values("time", kind="stable")
-    joined = pd.merge_asof(probe, facts[["producer_id", "time", "seen_max"]], on="time", by="producer_id",
-                           allow_exact_matches=False, direction="backward")
+    # Epoch facts and probes in one array sorted by (producer, time); at equal times probes come
+    # first, so a probe sees only strictly earlier facts. Probes carry no epoch (-1).
+    pid = c["producer_id"].astype(np.int64)
+    fact_time = np.concatenate([c["first_time"], c["marker_time"]]).astype(np.int64)
+    fact_epoch = np.concatenate([c["producer_epoch"], c["marker_epoch"]]).astype(np.int64)
+    valid = (fact_time >= 0) & (fact_epoch >= 0)
+    rows = np.flatnonzero(known)
+    all_pid = np.concatenate([np.concatenate([pid, pid])[valid], pid[rows]])
+    all_time = np.concatenate([fact_time[valid], c["first_time"][rows].astype(np.int64)])
+    all_epoch = np.concatenate([fact_epoch[valid], np.full(len(rows), -1, dtype=np.int64)])
+    is_fact = np.concatenate([np.ones(int(valid.sum()), dtype=np.int8), np.zeros(len(rows), dtype=np.int8)])
+    order = sort_order((is_fact, all_time, all_pid))
+    seen_max = grouped_cummax(all_epoch[order], run_starts(all_pid[order]))
+    probe_at = np.flatnonzero(is_fact[order] == 0)
+    probe_rows = rows[order[probe_at] - int(valid.sum())]
     out = np.zeros(n, dtype=bool)
-    rows = joined["row"].to_numpy()
-    out[rows] = c["producer_epoch"][rows] < joined["seen_max"].fillna(-1).to_numpy(np.int64)
+    out[probe_rows] = c["producer_epoch"][probe_rows] < seen_max[probe_at]
     return out
 
 
@@ -293,16 +298,16 @@ def _ended_by(c: Arrays) -> None:
     )
     said_coordinator = c["coord_end"] == "coordinator"
     said_client = c["coord_end"] == "client"
-    c["ended_by"] = np.select(
+    c["ended_by"] = select_labels(
         [open_, said_coordinator, said_client, code == 1, by_coordinator, abort | ((code == 3) & v1)],
         ["", "coordinator", "producer", "producer", "coordinator", "producer"],
         default="unknown",
-    ).astype(object)
-    c["cause"] = np.select(
+    )
+    c["cause"] = select_labels(
         [open_, said_coordinator, said_client, code == 1, by_coordinator & timed_out, by_coordinator & new_instance, by_coordinator],
         ["", c["coord_cause"], "", "", "timeout", "new-instance", "coordinator-abort"],
         default="",
-    ).astype(object)
+    )
 
 
 def _recommendations(c: Arrays, expiration_ms: int) -> None:

@@ -119,6 +119,22 @@ def test_read_lines_at_matches_a_naive_scan(tmp_path, compress: bool) -> None:
     assert not any(text.endswith("\r") for _, text in got.values())
 
 
+@pytest.mark.parametrize("compress", [False, True])
+def test_read_lines_at_with_known_line_numbers_reads_the_same_lines(tmp_path, compress: bool) -> None:
+    """The seek path (plain files, line numbers known from the read) must agree with the forward pass."""
+    data = dump_text("3.6", make_batches(300, seed=8), eol=b"\r\n") + b"y" * 4000 + b"\nlast line without newline"
+    path = _write(tmp_path / "k.txt", gzip.compress(data) if compress else data)
+    starts = [0] + [i + 1 for i, b in enumerate(data) if b == 10]
+    offsets = starts[::5] + [starts[-2], starts[-1], len(data) + 10]
+    expected = _naive(data, offsets)
+    known = {off: line for off, (line, _) in expected.items()}
+    known[len(data) + 10] = 99999
+    assert read_lines_at(path, offsets, known_lines=known) == expected
+    # An offset inside a line is not a line start: the forward pass answers, with the same result.
+    inside = [starts[3] + 4]
+    assert read_lines_at(path, inside, known_lines={inside[0]: 4}) == _naive(data, inside)
+
+
 def test_named_pipes_are_spooled_so_evidence_can_be_re_read(tmp_path) -> None:
     import threading
 

@@ -15,6 +15,7 @@ import pandas as pd
 from ..config import EffectiveConfig
 from ..facts.build import CollectedEvents, build_fact_tables
 from ..findings import Evidence, Finding
+from ..memory import return_free_memory
 from ..readers import EventStream
 from ..readers.base import InputReport, ReadOptions
 from .correlate import correlate
@@ -77,6 +78,7 @@ def analyze(
 
     evaluate = evaluate or default_evaluate
     events, stream = collect(paths, options or ReadOptions())
+    return_free_memory()
     tables = build_fact_tables(
         events,
         config.as_mapping(),

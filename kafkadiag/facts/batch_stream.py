@@ -313,10 +313,12 @@ class BatchStream:
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
         if self._partials:
-            spans = pd.DataFrame(merge_partials(_concat(self._partials)), copy=False)
+            joined = _concat(self._partials)
+            self._partials = []  # freed before the merge allocates its copies
+            spans = pd.DataFrame(merge_partials(joined), copy=False)
+            del joined
         else:
             spans = pd.DataFrame({c: pd.Series(dtype=np.int64) for c in PARTIAL_COLUMNS})
-        self._partials = []
         if self._sequence_rows:
             seq = pd.concat(self._sequence_rows, ignore_index=True)
         else:
@@ -329,13 +331,13 @@ def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
 
 
 def merge_partials(p: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Combine partial spans of the same (tp, producer id, ordinal) coming from different chunks.
+    """Combine partial spans of the same (tp, producer id, ordinal) coming from different chunks (consumes ``p``).
 
     The result is sorted by (tp, producer id, ordinal)."""
     if not len(p["tp"]):
         return p
     order = sort_order((p["chunk"], p["ordinal"], p["producer_id"], p["tp"]))
-    cols = {c: v[order] for c, v in p.items()}
+    cols = {c: p.pop(c)[order] for c in list(p)}  # one column at a time: one extra copy alive
     starts = run_starts(cols["tp"], cols["producer_id"], cols["ordinal"])
     if len(starts) == len(order):
         return cols

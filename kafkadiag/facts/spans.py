@@ -259,15 +259,24 @@ def _zombie_writes(c: Arrays) -> np.ndarray:
     fact_time = np.concatenate([c["first_time"], c["marker_time"]]).astype(np.int64)
     fact_epoch = np.concatenate([c["producer_epoch"], c["marker_epoch"]]).astype(np.int64)
     valid = (fact_time >= 0) & (fact_epoch >= 0)
+    nfacts = int(valid.sum())
     rows = np.flatnonzero(known)
-    all_pid = np.concatenate([np.concatenate([pid, pid])[valid], pid[rows]])
+    # Temporaries are dropped as soon as they are used: this runs on every span at once.
     all_time = np.concatenate([fact_time[valid], c["first_time"][rows].astype(np.int64)])
+    del fact_time
     all_epoch = np.concatenate([fact_epoch[valid], np.full(len(rows), -1, dtype=np.int64)])
-    is_fact = np.concatenate([np.ones(int(valid.sum()), dtype=np.int8), np.zeros(len(rows), dtype=np.int8)])
+    del fact_epoch
+    all_pid = np.concatenate([np.concatenate([pid, pid])[valid], pid[rows]])
+    del valid, pid
+    is_fact = np.concatenate([np.ones(nfacts, dtype=np.int8), np.zeros(len(rows), dtype=np.int8)])
     order = sort_order((is_fact, all_time, all_pid))
-    seen_max = grouped_cummax(all_epoch[order], run_starts(all_pid[order]))
+    del all_time
+    all_pid = all_pid[order]
+    all_epoch = all_epoch[order]
+    seen_max = grouped_cummax(all_epoch, run_starts(all_pid))
+    del all_pid, all_epoch
     probe_at = np.flatnonzero(is_fact[order] == 0)
-    probe_rows = rows[order[probe_at] - int(valid.sum())]
+    probe_rows = rows[order[probe_at] - nfacts]
     out = np.zeros(n, dtype=bool)
     out[probe_rows] = c["producer_epoch"][probe_rows] < seen_max[probe_at]
     return out

@@ -42,11 +42,24 @@ class Schema:
     def empty(self) -> pd.DataFrame:
         return self.frame({})
 
-    def frame(self, data: Mapping[str, Iterable] | pd.DataFrame, length: int | None = None) -> pd.DataFrame:
+    def project(self, names: Iterable[str] | None) -> tuple[Column, ...]:
+        """The schema's columns restricted to ``names`` (all when None), in schema order."""
+        if names is None:
+            return self.columns
+        wanted = set(names)
+        unknown = wanted - set(self.names)
+        if unknown:
+            raise ValueError(f"{self.name}: unknown columns {sorted(unknown)}")
+        return tuple(c for c in self.columns if c.name in wanted)
+
+    def frame(
+        self, data: Mapping[str, Iterable] | pd.DataFrame, length: int | None = None, columns: Iterable[str] | None = None
+    ) -> pd.DataFrame:
         """Build a frame with exactly this schema's columns and dtypes.
 
         Missing columns are filled with the column default; extra columns are an error, so a
         reader that drifts from the contract fails loudly in tests rather than silently.
+        ``columns`` limits the frame to the columns a consumer reads (see ``ReadOptions``).
         """
         if isinstance(data, pd.DataFrame):
             source: Mapping[str, Iterable] = {c: data[c] for c in data.columns}
@@ -60,7 +73,7 @@ class Schema:
         if extra:
             raise ValueError(f"{self.name}: unknown columns {sorted(extra)}")
         out: dict[str, object] = {}
-        for col in self.columns:
+        for col in self.project(columns):
             if col.name in source:
                 values = source[col.name]
             else:

@@ -7,12 +7,13 @@ distributed engine runs per group.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable
 
 import pandas as pd
 
 from ..config import EffectiveConfig
+from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents, build_fact_tables
 from ..findings import Evidence, Finding
 from ..memory import return_free_memory
@@ -58,7 +59,9 @@ def v2_possible(reports: Iterable[InputReport]) -> bool:
 
 
 def collect(paths: list[str], options: ReadOptions) -> tuple[CollectedEvents, EventStream]:
-    stream = EventStream(paths, options)
+    """Stream every input into the collected events; batch chunks carry only what the reduction reads."""
+    columns = {**options.columns, "batches": BatchStream.COLUMNS}
+    stream = EventStream(paths, replace(options, columns=columns))
     events = CollectedEvents()
     for table, chunk in stream:
         events.add(table, chunk)

@@ -72,6 +72,13 @@ class PartitionStats:
 class BatchStream:
     """Consumes BATCHES chunks; `finish()` returns merged spans, sequence breaks and partition stats."""
 
+    #: The BATCHES columns this reduction reads; readers may leave the others out.
+    COLUMNS = (
+        "file_id", "line", "byte", "marker_line", "marker_byte", "topic", "partition", "base_offset",
+        "last_offset", "count", "base_sequence", "last_sequence", "producer_id", "producer_epoch",
+        "is_transactional", "is_control", "marker", "coordinator_epoch", "timestamp",
+    )
+
     def __init__(self) -> None:
         self.tp_keys: list[tuple[str, int]] = []
         self._tp_index: dict[tuple[str, int], int] = {}

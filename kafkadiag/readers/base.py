@@ -19,6 +19,9 @@ class ReadOptions:
 
     partition: str | None = None  # --partition TOPIC-N: topic-partition when no `Dumping` line says
     chunk_rows: int = 65536  # rows per yielded chunk (memory stays flat)
+    #: Event table -> the columns its consumer reads; chunks of that table carry only these.
+    #: Parsing and moving columns nobody reads is a large share of the cost on big dumps.
+    columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass

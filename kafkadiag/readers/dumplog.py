@@ -9,6 +9,7 @@ whichever path read them, and chunks are yielded as soon as they fill.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import BinaryIO, Iterator
 
 import numpy as np
@@ -22,6 +23,7 @@ from kafkadiag.readers.dumplog_parser import DumpParser
 from kafkadiag.readers.eras import EraTracker
 from kafkadiag.readers.prefetch import parallel_map
 from kafkadiag.readers.sink import Sink
+from kafkadiag.tables import BATCHES
 
 
 def read_dump(
@@ -31,14 +33,16 @@ def read_dump(
 
     ``fast=False`` forces the line parser everywhere (used by tests to check the fast path).
     """
-    sink = Sink(ctx.options.chunk_rows)
+    sink = Sink(ctx.options.chunk_rows, ctx.options.columns)
+    wanted = sink.wanted(BATCHES.name) if BATCHES.name in ctx.options.columns else None
+    scan = partial(_scan, wanted=wanted)
     eras = EraTracker()
     parser = DumpParser(ctx, sink, eras)
-    reader = _BlockReader(parser, eras)
+    reader = _BlockReader(parser, eras, wanted)
     blocks = iter_blocks(stream, block_size)
     scanned: Iterator[ScannedBlock | Block]
     if fast:
-        scanned = parallel_map(blocks, _scan, on_drop=_release)
+        scanned = parallel_map(blocks, scan, on_drop=_release)
     else:
         scanned = (index_block(b) for b in blocks)
     for item in scanned:
@@ -53,10 +57,10 @@ def read_dump(
     yield from sink.drain(final=True)
 
 
-def _scan(block: Block) -> ScannedBlock | Block:
+def _scan(block: Block, wanted: frozenset[str] | None = None) -> ScannedBlock | Block:
     if block.truncated:
         return block
-    return scan_block(index_block(block))
+    return scan_block(index_block(block), wanted)
 
 
 def _release(item: ScannedBlock | Block) -> None:
@@ -66,9 +70,10 @@ def _release(item: ScannedBlock | Block) -> None:
 class _BlockReader:
     """Splits each block into fast stretches and line-parser stretches."""
 
-    def __init__(self, parser: DumpParser, eras: EraTracker) -> None:
+    def __init__(self, parser: DumpParser, eras: EraTracker, wanted: frozenset[str] | None = None) -> None:
         self.parser = parser
         self.eras = eras
+        self.wanted = wanted  # batch columns to keep; None: all
         self.next_line = 1
 
     def process(self, item: ScannedBlock | Block) -> None:
@@ -183,24 +188,27 @@ class _BlockReader:
         has_marker = midx >= 0
         safe = np.where(has_marker, midx, 0)
         values = bc.values
-        cols: dict[str, np.ndarray] = {
-            "file_id": np.full(n, file_id, dtype=np.int32),
-            "line": lines + block.first_line,
-            "byte": block.starts[lines] + block.base_byte,
-            "marker_line": np.where(has_marker, midx + block.first_line, -1),
-            "marker_byte": np.where(has_marker, block.starts[safe] + block.base_byte, -1),
-            "topic": np.full(n, topic, dtype=object),
-            "partition": np.full(n, partition, dtype=np.int32),
-            "segment": np.full(n, segment, dtype=np.int64),
-            "marker": bc.marker[j0:j1],
-            "coordinator_epoch": bc.coordinator_epoch[j0:j1].astype(np.int32),
+        wanted = self.wanted
+        made = {
+            "file_id": lambda: np.full(n, file_id, dtype=np.int32),
+            "line": lambda: lines + block.first_line,
+            "byte": lambda: block.starts[lines] + block.base_byte,
+            "marker_line": lambda: np.where(has_marker, midx + block.first_line, -1),
+            "marker_byte": lambda: np.where(has_marker, block.starts[safe] + block.base_byte, -1),
+            "topic": lambda: np.full(n, topic, dtype=object),
+            "partition": lambda: np.full(n, partition, dtype=np.int32),
+            "segment": lambda: np.full(n, segment, dtype=np.int64),
+            "marker": lambda: bc.marker[j0:j1],
+            "coordinator_epoch": lambda: bc.coordinator_epoch[j0:j1].astype(np.int32),
         }
+        cols: dict[str, np.ndarray] = {name: make() for name, make in made.items() if wanted is None or name in wanted}
         for name in (
             "base_offset", "last_offset", "count", "base_sequence", "last_sequence", "producer_id",
             "producer_epoch", "partition_leader_epoch", "is_transactional", "is_control", "timestamp",
             "timestamp_type", "position", "size", "magic", "codec", "is_valid",
         ):
-            cols[name] = values[name][j0:j1]
+            if wanted is None or name in wanted:
+                cols[name] = values[name][j0:j1]
         for shape in bc.shapes:
             self.eras.add(shape)
         parser.saw_batch()

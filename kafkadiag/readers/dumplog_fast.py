@@ -18,7 +18,7 @@ holds the two to it on generated dumps of several eras.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pyarrow as pa
@@ -57,6 +57,7 @@ _INT_FIELDS = {
 }
 _BOOL_FIELDS = {b"isTransactional": "is_transactional", b"isControl": "is_control", b"isvalid": "is_valid"}
 _IGNORED_FIELDS = {b"crc", b"deleteHorizonMs"}
+_DERIVED_FROM = frozenset({"base_offset", "base_sequence", "is_transactional", "is_control"})
 _TS_NAMES = {name + b":" for name in TS_TYPES}
 
 
@@ -70,6 +71,23 @@ class Layout:
     codec: int | None
     ts_name: int | None
     shapes: tuple[str, ...]
+    ts_label: bool = True  # parse the timestamp type name (only needed for ``timestamp_type``)
+
+    def only(self, wanted: frozenset[str] | None) -> Layout:
+        """The layout parsing only ``wanted`` columns and those the fast path derives others from.
+
+        The codec column is always read: its spelling tells the Kafka era.
+        """
+        if wanted is None:
+            return self
+        keep = wanted | _DERIVED_FROM
+        return replace(
+            self,
+            ints={k: v for k, v in self.ints.items() if k in keep},
+            bools={k: v for k, v in self.bools.items() if k in keep},
+            ts_name=self.ts_name if "timestamp" in keep or "timestamp_type" in keep else None,
+            ts_label="timestamp_type" in keep,
+        )
 
 
 def layout_of(line: bytes) -> Layout | None:
@@ -231,7 +249,8 @@ def _read_table(lines: pa.BinaryArray, block: Block, batch_idx: np.ndarray, layo
         types[f"c{col}"] = pa.int64()
     if layout.ts_name is not None:
         types[f"c{layout.ts_name + 1}"] = pa.int64()
-        types[f"c{layout.ts_name}"] = pa.dictionary(pa.int32(), pa.string())
+        if layout.ts_label:
+            types[f"c{layout.ts_name}"] = pa.dictionary(pa.int32(), pa.string())
     for col in layout.bools.values():
         types[f"c{col}"] = pa.bool_()
     if layout.codec is not None:
@@ -274,8 +293,13 @@ def _ts_label(name: str) -> str | None:
     return TS_TYPES.get(name[:-1].encode()) if name.endswith(":") else None
 
 
-def parse_batches(block: Block, cls: np.ndarray, batch_idx: np.ndarray) -> BatchColumns | None:
-    """Parse every batch line of the block at once; None when they are not one clean table."""
+def parse_batches(
+    block: Block, cls: np.ndarray, batch_idx: np.ndarray, wanted: frozenset[str] | None = None
+) -> BatchColumns | None:
+    """Parse every batch line of the block at once; None when they are not one clean table.
+
+    With ``wanted``, columns outside it may be left out of the result.
+    """
     if len(batch_idx) < MIN_FAST_BATCHES:
         return None
     if int((block.ends[batch_idx] - block.starts[batch_idx]).max()) > MAX_BATCH_LINE:
@@ -283,6 +307,7 @@ def parse_batches(block: Block, cls: np.ndarray, batch_idx: np.ndarray) -> Batch
     layout = layout_of(fast_line(block, int(batch_idx[0])))
     if layout is None:
         return None
+    layout = layout.only(wanted)
     lines = _line_array(block)
     table = _read_table(lines, block, batch_idx, layout)
     if table is None:
@@ -294,10 +319,11 @@ def parse_batches(block: Block, cls: np.ndarray, batch_idx: np.ndarray) -> Batch
         values[name] = table.column(f"c{i}").to_numpy().astype(bool, copy=False)
     shapes = list(layout.shapes)
     if layout.ts_name is not None:
-        labels = _dict_column(table.column(f"c{layout.ts_name}"), _ts_label)
-        if labels is None:
-            return None
-        values["timestamp_type"] = labels
+        if layout.ts_label:
+            labels = _dict_column(table.column(f"c{layout.ts_name}"), _ts_label)
+            if labels is None:
+                return None
+            values["timestamp_type"] = labels
         values["timestamp"] = col(layout.ts_name + 1)
     else:
         values["timestamp_type"] = np.full(n, "", dtype=object)
@@ -321,14 +347,16 @@ def parse_batches(block: Block, cls: np.ndarray, batch_idx: np.ndarray) -> Batch
     base = values["base_offset"]
     if "last_offset" not in values:
         values["last_offset"] = base
+    if "timestamp_type" not in values and (wanted is None or "timestamp_type" in wanted):
+        values["timestamp_type"] = np.full(n, "", dtype=object)
     for name in ("count", "base_sequence", "last_sequence", "producer_id", "producer_epoch", "partition_leader_epoch", "position", "size", "magic"):
-        if name not in values:
+        if name not in values and (wanted is None or name in wanted or name in _DERIVED_FROM):
             values[name] = np.full(n, -1, dtype=np.int64)
     if "is_transactional" not in values:
         values["is_transactional"] = np.zeros(n, dtype=bool)
     if "is_control" not in values:
         values["is_control"] = values["is_transactional"] & (values["base_sequence"] == -1)
-    if "is_valid" not in values:
+    if "is_valid" not in values and (wanted is None or "is_valid" in wanted):
         values["is_valid"] = np.ones(n, dtype=bool)
     marker, coord, marker_idx = _markers(block, cls, lines, batch_idx, values["is_control"], shapes)
     return BatchColumns(values, marker, coord, marker_idx, tuple(dict.fromkeys(shapes)))
@@ -336,6 +364,14 @@ def parse_batches(block: Block, cls: np.ndarray, batch_idx: np.ndarray) -> Batch
 
 # The line parser's marker pattern, extended to the end of the line so each line matches at most once.
 _END_TXN_LINE = re.compile(END_TXN_PATTERN + rb"[^\n]*\n")
+
+
+def _epochs(texts: list[bytes]) -> np.ndarray | list[int]:
+    """Coordinator epochs as integers: numpy converts them at once; out-of-range ones fall back to ``to_int``."""
+    try:
+        return np.array(texts, dtype=np.bytes_).astype(np.int64)
+    except (ValueError, OverflowError):
+        return [to_int(epoch) for epoch in texts]
 
 
 def _markers(
@@ -366,7 +402,7 @@ def _markers(
     if len(found) == len(nxt):
         labels = {name: name.decode("ascii", "replace") for name in {name for name, _ in found}}
         marker[ctrl] = [labels[name] for name, _ in found]
-        coord[ctrl] = [to_int(epoch) for _, epoch in found]
+        coord[ctrl] = _epochs([epoch for _, epoch in found])
         marker_idx[ctrl] = nxt
         return marker, coord, marker_idx
     for r in range(len(nxt)):
@@ -381,13 +417,13 @@ def _markers(
     return marker, coord, marker_idx
 
 
-def scan_block(block: Block) -> ScannedBlock:
+def scan_block(block: Block, wanted: frozenset[str] | None = None) -> ScannedBlock:
     """Everything about a block that does not depend on what came before it."""
     cls, batch_idx, record_idx = classify(block)
     special = _special_lines(block, cls)
     batches = None
     if special is not None:
-        batches = parse_batches(block, cls, batch_idx)
+        batches = parse_batches(block, cls, batch_idx, wanted)
     sample = fast_line(block, int(record_idx[0])) if len(record_idx) else None
     return ScannedBlock(
         block=block,

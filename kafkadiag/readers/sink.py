@@ -16,10 +16,13 @@ from kafkadiag.tables import EVENT_TABLES, Schema
 
 
 class TableBuffer:
-    """Rows of one event table waiting to be yielded."""
+    """Rows of one event table waiting to be yielded (only the columns in ``names``, if given)."""
 
-    def __init__(self, schema: Schema) -> None:
+    def __init__(self, schema: Schema, names: tuple[str, ...] | None = None) -> None:
         self.schema = schema
+        self.columns = schema.project(names)
+        self.names = [c.name for c in self.columns]
+        self.positions = [schema.names.index(n) for n in self.names]
         self.rows: list[tuple] = []
         self.parts: list[dict[str, np.ndarray]] = []
         self.part_rows = 0
@@ -32,18 +35,18 @@ class TableBuffer:
             return
         columns = list(zip(*self.rows))
         part = {}
-        for col, values in zip(self.schema.columns, columns):
-            part[col.name] = np.array(values, dtype=object if col.dtype == "object" else col.dtype)
+        for col, pos in zip(self.columns, self.positions):
+            part[col.name] = np.array(columns[pos], dtype=object if col.dtype == "object" else col.dtype)
         self.parts.append(part)
         self.part_rows += len(self.rows)
         self.rows = []
 
     def add_columns(self, columns: dict[str, np.ndarray]) -> None:
-        """Append a block of rows given as full-length column arrays (every schema column)."""
+        """Append a block of rows given as full-length column arrays (at least the wanted columns)."""
         self._rows_to_part()
         n = len(next(iter(columns.values())))
         if n:
-            self.parts.append(columns)
+            self.parts.append({name: columns[name] for name in self.names})
             self.part_rows += n
 
     def take(self, limit: int, final: bool) -> Iterator[pd.DataFrame]:
@@ -67,16 +70,21 @@ class TableBuffer:
             if len(pieces) == 1:
                 data = pieces[0]
             else:
-                data = {name: np.concatenate([p[name] for p in pieces]) for name in self.schema.names}
-            yield self.schema.frame(data, length=size)
+                data = {name: np.concatenate([p[name] for p in pieces]) for name in self.names}
+            yield self.schema.frame(data, length=size, columns=self.names)
 
 
 class Sink:
     """One buffer per event table; ``drain`` yields ``(table_name, frame)`` chunks."""
 
-    def __init__(self, chunk_rows: int) -> None:
+    def __init__(self, chunk_rows: int, columns: dict[str, tuple[str, ...]] | None = None) -> None:
         self.chunk_rows = max(1, chunk_rows)
-        self.tables = {name: TableBuffer(schema) for name, schema in EVENT_TABLES.items()}
+        wanted = columns or {}
+        self.tables = {name: TableBuffer(schema, wanted.get(name)) for name, schema in EVENT_TABLES.items()}
+
+    def wanted(self, table: str) -> frozenset[str]:
+        """Columns of ``table`` that are kept (the fast path parses only these)."""
+        return frozenset(self.tables[table].names)
 
     def row(self, table: str, values: tuple) -> None:
         self.tables[table].rows.append(values)

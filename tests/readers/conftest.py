@@ -38,19 +38,22 @@ def read_text(
     partition: str | None = None,
     chunk_rows: int = 65536,
     block_size: int | None = None,
+    columns: dict[str, tuple[str, ...]] | None = None,
 ) -> Result:
     """All rows the dump reader yields for ``text``, one frame per table (empty frames included)."""
     data = text.encode() if isinstance(text, str) else text
     report = InputReport(path)
-    ctx = ReadContext(0, path, ReadOptions(partition=partition, chunk_rows=chunk_rows), report)
+    options = ReadOptions(partition=partition, chunk_rows=chunk_rows, columns=columns or {})
+    ctx = ReadContext(0, path, options, report)
     parts: dict[str, list[pd.DataFrame]] = {name: [] for name in EVENT_TABLES}
     kwargs = {} if block_size is None else {"block_size": block_size}
     for name, frame in read_dump(io.BytesIO(data), ctx, fast=fast, **kwargs):
         assert len(frame) <= chunk_rows
-        assert list(frame.columns) == EVENT_TABLES[name].names
+        assert list(frame.columns) == [c.name for c in EVENT_TABLES[name].project(options.columns.get(name))]
         parts[name].append(frame)
     tables = {
-        name: pd.concat(frames, ignore_index=True) if frames else EVENT_TABLES[name].empty() for name, frames in parts.items()
+        name: pd.concat(frames, ignore_index=True) if frames else EVENT_TABLES[name].empty()[[c.name for c in EVENT_TABLES[name].project(options.columns.get(name))]]
+        for name, frames in parts.items()
     }
     return Result(tables, report)
 

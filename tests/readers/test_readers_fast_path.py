@@ -91,3 +91,30 @@ def test_fast_equals_general_for_a_trailing_control_batch_at_a_block_end(fast_ca
             break
     for size in (1500, 3000, 6000):
         _assert_same(text, size, fast_calls)
+
+
+@pytest.mark.parametrize("era, deep", [("2.1", False), ("2.5", True), ("3.6", False), ("3.6", True)])
+@pytest.mark.parametrize("fast", [True, False])
+def test_a_column_projection_keeps_exactly_the_same_values(era, deep, fast, fast_calls) -> None:
+    """analyze asks only for the batch columns its reduction reads; those must equal a full read."""
+    from kafkadiag.facts.batch_stream import BatchStream
+
+    text = dump_text(era, make_batches(500, seed=44), deep=deep)
+    full = read_text(text, fast=fast, block_size=8192)
+    fast_calls["n"] = 0
+    lean = read_text(text, fast=fast, block_size=8192, columns={"batches": BatchStream.COLUMNS})
+    assert fast_calls["n"] > 0 or not fast
+    wanted = [c for c in full["batches"].columns if c in BatchStream.COLUMNS]
+    assert list(lean["batches"].columns) == wanted
+    assert lean["batches"].equals(full["batches"][wanted])
+    for name in full.tables:
+        if name != "batches":
+            assert lean[name].equals(full[name]), name
+    assert lean.report.era == full.report.era and lean.report.lines == full.report.lines
+
+
+def test_unknown_projected_columns_are_an_error() -> None:
+    from kafkadiag.tables import BATCHES
+
+    with pytest.raises(ValueError, match="unknown columns"):
+        BATCHES.project(["producer_id", "no_such_column"])

@@ -14,12 +14,19 @@ import pandas as pd
 
 from kafkadiag.inputs import InputStream, expand_inputs, open_error, open_input
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions
+from kafkadiag.readers import logs as _logs  # noqa: F401  (registers the log detector)
 from kafkadiag.readers.dumplog import read_dump
-from kafkadiag.readers.logs import read_logs
 from kafkadiag.readers.sniff import BINARY, EMPTY, HEAD_BYTES
 from kafkadiag.readers.sniff import sniff as sniff_head
 
 Reader = Callable[[BinaryIO, ReadContext], Iterator[tuple[str, pd.DataFrame]]]
+
+def read_logs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, pd.DataFrame]]:
+    """The client/broker log reader, imported on first use: a run over dumps alone never needs it."""
+    from kafkadiag.readers.logs.reader import read_logs as read
+
+    return read(stream, ctx)
+
 
 #: Kind prefix (text before the first ``/``) -> reader.
 READERS: dict[str, Reader] = {"dump-log": read_dump, "log": read_logs}

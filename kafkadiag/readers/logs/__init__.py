@@ -5,10 +5,17 @@ librdkafka lines (native and re-emitted by Python, Go, .NET, C++ and JSON logger
 sarama, franz-go, aiokafka and Python tracebacks, broker ``server.log``/``kafkaServer.out`` and
 pasted ``kafka-transactions.sh``/``kafka-consumer-groups.sh`` tables. A file may mix all of them;
 lines are recognised one by one. Importing the package registers the sniff detector (kind
-prefix ``log``).
+prefix ``log``); the reader itself is imported on first use, so runs over dumps alone skip it.
 """
 
 from kafkadiag.readers.logs.detect import detect_log
-from kafkadiag.readers.logs.reader import read_logs
 
 __all__ = ["detect_log", "read_logs"]
+
+
+def __getattr__(name: str):
+    if name == "read_logs":
+        from kafkadiag.readers.logs.reader import read_logs
+
+        return read_logs
+    raise AttributeError(name)

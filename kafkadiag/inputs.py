@@ -147,6 +147,10 @@ class InputStream(io.RawIOBase):
     def readable(self) -> bool:
         return True
 
+    @property
+    def compressed(self) -> bool:
+        return self._compressed
+
     def read(self, size: int = -1) -> bytes:
         if self.error or self.closed:
             return b""

@@ -20,6 +20,7 @@ from ..memory import return_free_memory
 from ..readers import EventStream
 from ..readers.base import InputReport, ReadOptions
 from .correlate import correlate
+from .ranges import read_in_ranges
 from .evidence import fill_evidence
 
 ProgressHook = Callable[[str, int], None]
@@ -58,11 +59,18 @@ def v2_possible(reports: Iterable[InputReport]) -> bool:
     return False
 
 
-def collect(paths: list[str], options: ReadOptions) -> tuple[CollectedEvents, EventStream]:
-    """Stream every input into the collected events; batch chunks carry only what the reduction reads."""
-    columns = {**options.columns, "batches": BatchStream.COLUMNS}
-    stream = EventStream(paths, replace(options, columns=columns))
+def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tuple[CollectedEvents, EventStream]:
+    """Stream every input into the collected events; batch chunks carry only what the reduction reads.
+
+    With ``parallel``, large plain dump files are read in ranges by several processes.
+    """
+    options = replace(options, columns={**options.columns, "batches": BatchStream.COLUMNS})
     events = CollectedEvents()
+
+    def ranges(file_id: int, display: str, path: str, report: InputReport) -> bool:
+        return read_in_ranges(events, file_id, display, path, report, options)
+
+    stream = EventStream(paths, options, range_reader=ranges if parallel else None)
     for table, chunk in stream:
         events.add(table, chunk)
     return events, stream

@@ -16,6 +16,7 @@ Only a few values per (partition, producer) are carried between chunks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -57,6 +58,21 @@ class _SeqCarry:
 
 
 @dataclass
+class _SeqFirst:
+    """A producer's first or second data batch on a partition in this stream (for ``merge``)."""
+
+    epoch: int
+    base_sequence: int
+    last_sequence: int
+    base_offset: int
+    last_offset: int
+    time: int
+    file_id: int
+    line: int
+    byte: int
+
+
+@dataclass
 class PartitionStats:
     topic: str
     partition: int
@@ -67,6 +83,8 @@ class PartitionStats:
     last_offset: int = -1
     last_file: int = -1
     files: set[int] = field(default_factory=set)
+    first_offset: int = -1  # base offset and file of the first batch (for ``merge``)
+    first_file: int = -1
 
 
 class BatchStream:
@@ -79,7 +97,9 @@ class BatchStream:
         "is_transactional", "is_control", "marker", "coordinator_epoch", "timestamp",
     )
 
-    def __init__(self) -> None:
+    def __init__(self, joinable: bool = False) -> None:
+        """``joinable``: keep what ``merge`` needs to append this stream to one of an earlier range."""
+        self.joinable = joinable
         self.tp_keys: list[tuple[str, int]] = []
         self._tp_index: dict[tuple[str, int], int] = {}
         self._carry: dict[tuple[int, int], _Carry] = {}
@@ -92,6 +112,12 @@ class BatchStream:
         self._marker_producers: set[int] = set()
         self.batches = 0
         self._chunk_no = 0
+        # What a stream that read an earlier range of the input needs to join this one (``merge``):
+        # per (tp, producer id) the first transactional batch (control?, epoch) and the first two
+        # data batches with a sequence.
+        self._first_tx: dict[tuple[int, int], tuple[bool, int]] = {}
+        self._first_seq: dict[tuple[int, int], _SeqFirst] = {}
+        self._second_seq: dict[tuple[int, int], _SeqFirst] = {}
 
     # ----------------------------------------------------------------------------------------
     def _tp_code(self, key: tuple[str, int]) -> int:
@@ -169,6 +195,8 @@ class BatchStream:
         hole[1:] = same[1:] & (base[1:] != last[:-1] + 1) & (last[:-1] >= 0)
         for s, e in zip(starts.tolist(), ends.tolist()):
             stats = self.partitions[int(tps[s])]
+            if not stats.batches:
+                stats.first_offset, stats.first_file = int(base[s]), int(files[s])
             stats.batches += e - s + 1
             run_ts = ts[s : e + 1]
             valid = run_ts[run_ts >= 0]
@@ -212,6 +240,12 @@ class BatchStream:
                 has_prev[s] = True
                 for name in prev:
                     prev[name][s] = getattr(carry, name)
+                if self.joinable and key in self._first_seq and key not in self._second_seq:
+                    self._second_seq[key] = _seq_first(d, s)
+            elif self.joinable:
+                self._first_seq[key] = _seq_first(d, s)
+                if s + 1 < n and not first_of_group[s + 1]:
+                    self._second_seq[key] = _seq_first(d, s + 1)
         # High-water mark: the last sequence before each batch. A duplicate batch does not lower it,
         # so the batch after a duplicate is compared with what came before the duplicate.
         hw = prev["last_sequence"].copy()
@@ -268,6 +302,8 @@ class BatchStream:
             if carry is None:
                 new_span[g] = True
                 base_ordinal[g] = -1
+                if self.joinable:
+                    self._first_tx[key] = (bool(ctrl[g]), int(epoch[g]))
             else:
                 new_span[g] = carry.was_control or (not ctrl[g] and epoch[g] != carry.epoch)
                 base_ordinal[g] = carry.ordinal
@@ -317,6 +353,145 @@ class BatchStream:
         self._partial_rows += len(starts)
 
     # ----------------------------------------------------------------------------------------
+    def merge(self, later: BatchStream, line_offset: int = 0, rename: Mapping[tuple[str, int], tuple[str, int]] | None = None) -> None:
+        """Append a ``joinable`` stream that read the input right after this one.
+
+        Afterwards this stream holds what one stream reading both inputs would: ``later``'s line
+        numbers are shifted by ``line_offset`` (the lines before its range of a file), its
+        topic-partitions renamed through ``rename`` (a range that starts inside a section learns
+        its partition from the range before), its spans numbered on from this stream's carries,
+        and each producer's first batches in ``later`` checked against its last ones here.
+        One case is not redone: a run of two or more duplicate batches exactly at the join.
+        """
+        rename = rename or {}
+        code = np.array([self._tp_code(rename.get(k, k)) for k in later.tp_keys] + [0], dtype=np.int64)[:-1]
+        # A range that began inside a section may meet that section's partition again under its
+        # real name (a later segment of it): the renamed rows come first in the file, so they are
+        # joined first and the rest continues from them.
+        renamed = {i for i, k in enumerate(later.tp_keys) if k in rename}
+        for tps in (renamed, set(range(len(later.tp_keys))) - renamed):
+            if tps:
+                self._merge_stage(later, tps, code, line_offset)
+        later._partials = []
+        self.idempotent_producers |= later.idempotent_producers
+        self._marker_producers |= later._marker_producers
+        self.batches += later.batches
+        self._chunk_no += later._chunk_no
+
+    def _merge_stage(self, later: BatchStream, tps: set[int], code: np.ndarray, line_offset: int) -> None:
+        """Join the rows of ``later``'s topic-partitions ``tps`` (local codes)."""
+
+        def joined(key: tuple[int, int]) -> tuple[int, int]:
+            return int(code[key[0]]), key[1]
+
+        shift: dict[tuple[int, int], int] = {}
+        for key, (first_ctrl, first_epoch) in later._first_tx.items():
+            if key[0] not in tps:
+                continue
+            carry = self._carry.get(joined(key))
+            if carry is None:
+                shift[key] = 0
+            else:
+                starts_new = carry.was_control or (not first_ctrl and first_epoch != carry.epoch)
+                shift[key] = carry.ordinal + (1 if starts_new else 0)
+        wanted = np.array(sorted(tps), dtype=np.int64)
+        for part in later._partials:
+            keep = np.isin(part["tp"], wanted)
+            if not keep.any():
+                continue
+            tp = part["tp"][keep].astype(np.int64)
+            pids = part["producer_id"][keep]
+            offsets = np.fromiter(
+                (shift.get(k, 0) for k in zip(tp.tolist(), pids.tolist())), dtype=np.int64, count=len(tp)
+            )
+            moved = {name: values[keep] for name, values in part.items()}
+            moved["tp"] = code[tp].astype(np.int32)
+            moved["ordinal"] = moved["ordinal"] + offsets
+            moved["chunk"] = moved["chunk"] + self._chunk_no
+            for name in ("first_line", "marker_line"):
+                moved[name] = np.where(moved[name] > 0, moved[name] + line_offset, moved[name])
+            self._partials.append(moved)
+            self._partial_rows += len(tp)
+        for key, c in later._carry.items():
+            if key[0] in tps:
+                self._carry[joined(key)] = _Carry(c.ordinal + shift.get(key, 0), c.epoch, c.was_control)
+        self._merge_sequences(later, tps, joined, line_offset, code)
+        self._merge_partitions(later, tps, code)
+
+    def _merge_sequences(self, later: BatchStream, tps: set[int], joined, line_offset: int, code: np.ndarray) -> None:
+        """Check each producer's first data batches in ``later`` against its last one here."""
+        rows: list[dict] = []
+        redo: set[tuple[int, int, int]] = set()  # (tp, pid, line) of later's rows replaced here
+        carries = {key: c for key, c in later._seq_carry.items() if key[0] in tps}
+        for key, first in later._first_seq.items():
+            if key[0] not in tps:
+                continue
+            gkey = joined(key)
+            carry = self._seq_carry.get(gkey)
+            if carry is None:
+                continue
+            hw = carry.last_sequence
+            prev = (carry.time, carry.last_offset, carry.file_id, carry.line, carry.byte)
+            row, dup = _sequence_check(gkey, carry.epoch, hw, prev, first, line_offset)
+            if row:
+                rows.append(row)
+            if not dup:
+                continue
+            last = carries.get(key)
+            if last is not None and last.line == first.line:
+                carries[key] = _replace_sequence(last, hw)
+            second = later._second_seq.get(key)
+            if second is None or second.epoch != first.epoch:
+                continue
+            # After a duplicate the high-water mark stays where it was, so the next batch is
+            # compared with it rather than with the duplicate.
+            redo.add((key[0], key[1], second.line))
+            prev = (first.time, first.last_offset, first.file_id, first.line + line_offset, first.byte)
+            row, dup2 = _sequence_check(gkey, first.epoch, hw, prev, second, line_offset)
+            if row:
+                rows.append(row)
+            if dup2 and last is not None and last.line == second.line:
+                carries[key] = _replace_sequence(last, hw)
+        for key, c in carries.items():
+            self._seq_carry[joined(key)] = _SeqCarry(
+                c.epoch, c.base_sequence, c.last_sequence, c.last_offset, c.time, c.file_id,
+                c.line + line_offset if c.line > 0 else c.line, c.byte,
+            )
+        wanted = np.array(sorted(tps), dtype=np.int64)
+        for frame in later._sequence_rows:
+            frame = frame[np.isin(frame["tp"].to_numpy(np.int64), wanted)].copy()
+            if frame.empty:
+                continue
+            if redo:
+                keys = zip(frame["tp"].tolist(), frame["producer_id"].tolist(), frame["line"].tolist())
+                frame = frame[[k not in redo for k in keys]]
+            frame["tp"] = code[frame["tp"].to_numpy(np.int64)]
+            for name in ("line", "prev_line"):
+                frame[name] = np.where(frame[name] > 0, frame[name] + line_offset, frame[name])
+            self._sequence_rows.append(frame)
+        if rows:
+            self._sequence_rows.append(pd.DataFrame(rows))
+
+    def _merge_partitions(self, later: BatchStream, tps: set[int], code: np.ndarray) -> None:
+        for local, theirs in later.partitions.items():
+            if local not in tps or not theirs.batches:
+                continue
+            mine = self.partitions[int(code[local])]
+            if not mine.batches:
+                mine.first_offset, mine.first_file = theirs.first_offset, theirs.first_file
+                mine.first_time = theirs.first_time
+            else:
+                if mine.last_file == theirs.first_file and mine.last_offset >= 0 and theirs.first_offset != mine.last_offset + 1:
+                    mine.holes += 1
+                if theirs.first_time >= 0:
+                    mine.first_time = theirs.first_time if mine.first_time < 0 else min(mine.first_time, theirs.first_time)
+            mine.holes += theirs.holes
+            mine.last_time = max(mine.last_time, theirs.last_time)
+            mine.batches += theirs.batches
+            mine.last_offset, mine.last_file = theirs.last_offset, theirs.last_file
+            mine.files |= theirs.files
+
+    # ----------------------------------------------------------------------------------------
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
         if self._partials:
@@ -327,10 +502,50 @@ class BatchStream:
         else:
             spans = pd.DataFrame({c: pd.Series(dtype=np.int64) for c in PARTIAL_COLUMNS})
         if self._sequence_rows:
+            # In input order, whatever chunks or ranges the rows were found in.
             seq = pd.concat(self._sequence_rows, ignore_index=True)
+            seq = seq.sort_values(["file_id", "byte", "producer_id"], kind="stable").reset_index(drop=True)
         else:
             seq = pd.DataFrame()
         return spans, seq
+
+
+def _sequence_check(
+    key: tuple[int, int], prev_epoch: int, hw: int, prev: tuple[int, int, int, int, int], batch: _SeqFirst, line_offset: int
+) -> tuple[dict | None, bool]:
+    """The sequence test of ``BatchStream._sequences`` for one batch: (break row or None, duplicate?)."""
+    base, last = batch.base_sequence, batch.last_sequence
+    same_epoch = prev_epoch == batch.epoch
+    dup = same_epoch and 0 < base <= hw and last <= hw
+    expected = (hw + 1) % SEQ_MODULUS
+    broken = same_epoch and base != expected and not (batch.epoch < 0 and base == 0)
+    if not broken:
+        return None, dup
+    if base > expected:
+        kind, missing = "gap", base - expected
+    elif 0 < base <= hw:
+        kind, missing = "duplicate", min(last, hw) - base + 1
+    else:
+        kind, missing = "reset", 0
+    prev_time, prev_offset, prev_file, prev_line, prev_byte = prev
+    return {
+        "tp": key[0], "producer_id": key[1], "producer_epoch": batch.epoch, "kind": kind,
+        "expected_sequence": expected, "base_sequence": base, "missing": missing,
+        "prev_time": prev_time, "time": batch.time, "prev_offset": prev_offset, "offset": batch.base_offset,
+        "prev_file_id": prev_file, "prev_line": prev_line, "prev_byte": prev_byte,
+        "file_id": batch.file_id, "line": batch.line + line_offset if batch.line > 0 else batch.line, "byte": batch.byte,
+    }, dup
+
+
+def _replace_sequence(carry: _SeqCarry, last_sequence: int) -> _SeqCarry:
+    return _SeqCarry(carry.epoch, carry.base_sequence, last_sequence, carry.last_offset, carry.time, carry.file_id, carry.line, carry.byte)
+
+
+def _seq_first(d: dict[str, np.ndarray], i: int) -> _SeqFirst:
+    return _SeqFirst(
+        int(d["producer_epoch"][i]), int(d["base_sequence"][i]), int(d["last_sequence"][i]), int(d["base_offset"][i]),
+        int(d["last_offset"][i]), int(d["timestamp"][i]), int(d["file_id"][i]), int(d["line"][i]), int(d["byte"][i]),
+    )
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+import numpy as np
 import pandas as pd
 
 from ..tables import ABORTED_TXNS, LOG_EVENTS, SNAPSHOT_ENTRIES, TXN_RECORDS
@@ -34,6 +35,13 @@ class CollectedEvents:
     aborted: list[pd.DataFrame] = field(default_factory=list)
     log_events: list[pd.DataFrame] = field(default_factory=list)
 
+    def merge(self, later: CollectedEvents, line_offset: int = 0, rename: dict[tuple[str, int], tuple[str, int]] | None = None) -> None:
+        """Append what reading the next range of the input collected (see ``BatchStream.merge``)."""
+        self.batches.merge(later.batches, line_offset, rename)
+        for mine, theirs in ((self.txn_records, later.txn_records), (self.snapshots, later.snapshots),
+                             (self.aborted, later.aborted), (self.log_events, later.log_events)):
+            mine.extend(_shifted(frame, line_offset, rename or {}) for frame in theirs)
+
     def add(self, table: str, chunk: pd.DataFrame) -> None:
         if table == "batches":
             self.batches.add(chunk)
@@ -45,6 +53,20 @@ class CollectedEvents:
             self.aborted.append(chunk)
         elif table == "log_events":
             self.log_events.append(chunk)
+
+
+def _shifted(frame: pd.DataFrame, line_offset: int, rename: dict[tuple[str, int], tuple[str, int]]) -> pd.DataFrame:
+    """Event rows of a later range: line numbers counted from the file's start, partitions renamed."""
+    frame = frame.copy()
+    for name in frame.columns:
+        if name == "line" or name.endswith("_line"):
+            frame[name] = np.where(frame[name] > 0, frame[name] + line_offset, frame[name])
+    if rename and "topic" in frame.columns and "partition" in frame.columns:
+        for (topic, partition), (new_topic, new_partition) in rename.items():
+            hit = (frame["topic"] == topic) & (frame["partition"] == partition)
+            frame.loc[hit, "topic"] = new_topic
+            frame.loc[hit, "partition"] = new_partition
+    return frame
 
 
 def _concat(chunks: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:

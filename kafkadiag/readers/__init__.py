@@ -12,7 +12,7 @@ from typing import BinaryIO, Callable, Iterator
 
 import pandas as pd
 
-from kafkadiag.inputs import InputStream, expand_inputs, open_error, open_input
+from kafkadiag.inputs import InputStream, expand_inputs, open_error, open_input, real_path
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions
 from kafkadiag.readers import logs as _logs  # noqa: F401  (registers the log detector)
 from kafkadiag.readers.dumplog import read_dump
@@ -20,6 +20,10 @@ from kafkadiag.readers.sniff import BINARY, EMPTY, HEAD_BYTES
 from kafkadiag.readers.sniff import sniff as sniff_head
 
 Reader = Callable[[BinaryIO, ReadContext], Iterator[tuple[str, pd.DataFrame]]]
+
+#: ``(file_id, display path, path on disk, report) -> handled?``: reads a large plain dump file
+#: some other way (in ranges, in parallel) and fills its report; False falls back to streaming.
+RangeReader = Callable[[int, str, str, InputReport], bool]
 
 def read_logs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, pd.DataFrame]]:
     """The client/broker log reader, imported on first use: a run over dumps alone never needs it."""
@@ -72,8 +76,15 @@ class EventStream:
     place (with ``error`` set) so ids never shift.
     """
 
-    def __init__(self, paths: list[str], options: ReadOptions | None = None, stdin: BinaryIO | None = None) -> None:
+    def __init__(
+        self,
+        paths: list[str],
+        options: ReadOptions | None = None,
+        stdin: BinaryIO | None = None,
+        range_reader: RangeReader | None = None,
+    ) -> None:
         self.options = options or ReadOptions()
+        self.range_reader = range_reader
         self._inputs = expand_inputs(paths, stdin=stdin)
         self.files: list[str] = [spec.display for spec in self._inputs]
         self.reports: list[InputReport] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
@@ -100,6 +111,9 @@ class EventStream:
             kind = sniff_head(head)
             ctx = ReadContext(file_id=file_id, path=display, options=self.options, report=report)
             reader = READERS.get(kind.split("/", 1)[0])
+            if reader is read_dump and self.range_reader is not None and not stream.compressed:
+                if self.range_reader(file_id, display, real_path(display), report):
+                    return
             if reader is not None:
                 yield from reader(_Replay(head, stream), ctx)  # type: ignore[arg-type]
             elif kind == EMPTY:

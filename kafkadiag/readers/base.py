@@ -62,6 +62,8 @@ class ReadContext:
     path: str  # as the user named it (display path)
     options: ReadOptions
     report: InputReport
+    end_state: object = None  # the dump parser's section state after the last line (reading in ranges)
+    shapes: list[str] = field(default_factory=list)  # era evidence, in the order it was seen
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.report.skipped += n

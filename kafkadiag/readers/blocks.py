@@ -123,15 +123,18 @@ def _fill(stream: BinaryIO, buf: mmap.mmap, start: int, want: int) -> int:
     return filled
 
 
-def iter_blocks(stream: BinaryIO, block_size: int = BLOCK_SIZE, pool_size: int = POOL_SIZE) -> Iterator[Block]:
+def iter_blocks(
+    stream: BinaryIO, block_size: int = BLOCK_SIZE, pool_size: int = POOL_SIZE, start_byte: int = 0
+) -> Iterator[Block]:
     """Blocks of whole lines in input order, not yet indexed (see ``index_block``).
 
     The final line gets a newline if it lacks one. At most ``pool_size`` blocks exist at once:
-    the consumer must ``release`` each block when done with it.
+    the consumer must ``release`` each block when done with it. ``start_byte`` is the offset of
+    the stream's first byte in the input (when one range of a file is read).
     """
     pool = BufferPool(2 * max(block_size, LINE_CAP) + 1, pool_size)
     carry = b""
-    base = 0
+    base = start_byte
     while True:
         buf = pool.get()
         if carry:

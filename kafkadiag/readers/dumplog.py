@@ -19,7 +19,7 @@ from kafkadiag.readers.base import ReadContext
 from kafkadiag.readers.blocks import BLOCK_SIZE, LINE_CAP, Block, index_block, iter_blocks
 from kafkadiag.readers.dumplog_fast import BATCH, OTHER, RECORD, ScannedBlock, fast_line, scan_block
 from kafkadiag.readers.dumplog_lines import has_content, parse_record
-from kafkadiag.readers.dumplog_parser import DumpParser
+from kafkadiag.readers.dumplog_parser import DumpParser, SectionState
 from kafkadiag.readers.eras import EraTracker
 from kafkadiag.readers.prefetch import parallel_map
 from kafkadiag.readers.sink import Sink
@@ -27,21 +27,36 @@ from kafkadiag.tables import BATCHES
 
 
 def read_dump(
-    stream: BinaryIO, ctx: ReadContext, *, fast: bool = True, block_size: int = BLOCK_SIZE
+    stream: BinaryIO,
+    ctx: ReadContext,
+    *,
+    fast: bool = True,
+    block_size: int = BLOCK_SIZE,
+    threads: bool = True,
+    start_byte: int = 0,
+    resume: SectionState | None = None,
 ) -> Iterator[tuple[str, pd.DataFrame]]:
     """Read one dump-log text input; yield ``(table name, frame)`` chunks of at most chunk_rows rows.
 
     ``fast=False`` forces the line parser everywhere (used by tests to check the fast path).
+    To read one range of a file (see ``engine.ranges``): ``start_byte`` is the range's offset,
+    ``resume`` the section it starts in, and ``threads=False`` scans in the calling thread (the
+    ranges already run in parallel processes). Line numbers then count from the range's start;
+    ``ctx.end_state`` and ``ctx.shapes`` tell the caller where the range ended and what it saw.
     """
     sink = Sink(ctx.options.chunk_rows, ctx.options.columns)
     wanted = sink.wanted(BATCHES.name) if BATCHES.name in ctx.options.columns else None
     scan = partial(_scan, wanted=wanted)
     eras = EraTracker()
     parser = DumpParser(ctx, sink, eras)
+    if resume is not None:
+        parser.resume(resume)
     reader = _BlockReader(parser, eras, wanted)
-    blocks = iter_blocks(stream, block_size)
+    blocks = iter_blocks(stream, block_size, start_byte=start_byte)
     scanned: Iterator[ScannedBlock | Block]
-    if fast:
+    if fast and not threads:
+        scanned = map(scan, blocks)
+    elif fast:
         scanned = parallel_map(blocks, scan, on_drop=_release)
     else:
         scanned = (index_block(b) for b in blocks)
@@ -54,6 +69,8 @@ def read_dump(
         ctx.saw_kind("dump-log/stderr")  # only the tool's messages: a crash or warnings, no records
     ctx.report.lines = reader.next_line - 1
     ctx.report.era = eras.era()
+    ctx.end_state = parser.section_state()
+    ctx.shapes = eras.shapes
     yield from sink.drain(final=True)
 
 

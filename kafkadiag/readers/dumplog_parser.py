@@ -117,6 +117,17 @@ class _Group:
     valid: bool
 
 
+@dataclass(frozen=True)
+class SectionState:
+    """The file section a line belongs to, as the ``Dumping`` line (or content) set it."""
+
+    topic: str
+    partition: int
+    segment: int
+    section: str
+    section_txn: bool | None
+
+
 class DumpParser:
     """Feeds lines, keeps the cross-line state, appends rows to the sink."""
 
@@ -139,6 +150,15 @@ class DumpParser:
         self._reset_section_txn()
 
     # -- section state -------------------------------------------------------------------
+
+    def section_state(self) -> SectionState:
+        """Where the parser is: enough to resume reading at a later batch line of the same section."""
+        return SectionState(self.topic, self.partition, self.segment, self.section, self.section_txn)
+
+    def resume(self, state: SectionState) -> None:
+        """Continue a section that began before this reader's first line (reading one range of a file)."""
+        self.topic, self.partition, self.segment = state.topic, state.partition, state.segment
+        self.section, self.section_txn = state.section, state.section_txn
 
     def _reset_section_txn(self) -> None:
         self.section_txn = (self.topic == TXN_TOPIC) if self.topic else None

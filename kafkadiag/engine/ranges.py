@@ -1,0 +1,225 @@
+"""Read a large dump file as byte ranges in parallel processes, then join them in file order.
+
+Reading is CPU-bound, and threads in one Python process share one interpreter lock: on two
+cores they only overlap inside numpy and Arrow. Forked processes have no such limit. The file
+is cut just before batch lines near equal fractions of its size; each process reads its range
+exactly as a whole-file read would (the same reader, scanning in its own thread) into its own
+collected events, and the parent joins them range after range with ``CollectedEvents.merge``:
+line numbers shifted, spans numbered on, sequences checked across the cut.
+
+A range that starts inside a section does not know which partition it is reading; it reads
+under a placeholder name that is replaced by the partition the previous range ended in. Ranges
+are assumed to start in a data section; if the previous range ended anywhere else (a
+``__transaction_state`` section, a snapshot), that range is read again in-process from the
+right state, so the result never depends on where the cuts fell.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import multiprocessing
+import os
+from dataclasses import dataclass, replace
+from typing import BinaryIO
+
+from ..facts.batch_stream import BatchStream
+from ..facts.build import CollectedEvents
+from ..readers.base import InputReport, ReadContext, ReadOptions
+from ..readers.dumplog import read_dump
+from ..readers.dumplog_parser import SectionState
+from ..readers.eras import EraTracker
+
+#: Files smaller than this are read by one process: forking and joining cost more than they save.
+MIN_SPLIT_BYTES = 64 << 20
+_CUT_WINDOW = 1 << 20  # look this far past a nominal cut for the start of a batch line
+_BATCH_LINE = b"\nbaseOffset: "
+_HEAD = 1 << 16
+#: Rows per chunk inside a range reader: smaller chunks stay in the CPU cache and keep each
+#: process's memory low (the reduction's result does not depend on the chunk size).
+RANGE_CHUNK_ROWS = 16384
+
+
+@dataclass
+class RangeResult:
+    """What reading one range gave: its events, report and where its last section stood."""
+
+    events: CollectedEvents
+    report: InputReport
+    end_state: SectionState | None
+    shapes: list[str]
+
+
+def range_workers() -> int:
+    """Processes to read with: the usable cores, at most 8; 1 where fork is unavailable."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return max(1, min(8, cpus))
+
+
+def cut_points(path: str, size: int, parts: int) -> list[int]:
+    """Range bounds ``[0, c1, ..., size]``: each inner cut at the start of a batch line.
+
+    No cuts when the file's head shows a ``__transaction_state`` dump or no batch lines at all
+    (those inputs gain nothing from ranges and would be read twice).
+    """
+    with open(path, "rb") as handle:
+        head = handle.read(_HEAD)
+        if b"__transaction_state" in head or b"baseOffset: " not in head:
+            return [0, size]
+        cuts = [0]
+        for k in range(1, parts):
+            nominal = size * k // parts
+            handle.seek(nominal)
+            window = handle.read(_CUT_WINDOW)
+            found = window.find(_BATCH_LINE)
+            if found >= 0 and nominal + found + 1 > cuts[-1]:
+                cuts.append(nominal + found + 1)
+    cuts.append(size)
+    return cuts
+
+
+class _Range(io.RawIOBase):
+    """At most ``length`` bytes of a file opened at the range's start."""
+
+    def __init__(self, handle: BinaryIO, length: int) -> None:
+        super().__init__()
+        self._handle = handle
+        self._left = length
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        if self._left <= 0:
+            return 0
+        view = memoryview(buffer)[: self._left]
+        n = self._handle.readinto(view)  # type: ignore[attr-defined]
+        view.release()
+        self._left -= n or 0
+        return n or 0
+
+    def read(self, size: int = -1) -> bytes:
+        want = self._left if size is None or size < 0 else min(size, self._left)
+        data = self._handle.read(want) if want > 0 else b""
+        self._left -= len(data)
+        return data
+
+
+def placeholder(k: int) -> SectionState:
+    """The section a range starts in before the previous range says which one it is."""
+    return SectionState(f"\0range-{k}", -1, -1, "log", False)
+
+
+def read_range(
+    path: str, display: str, file_id: int, options: ReadOptions, start: int, end: int, resume: SectionState | None
+) -> RangeResult:
+    """Read bytes ``[start, end)`` of the file as the reader would inside a whole-file read."""
+    report = InputReport(display)
+    options = replace(options, chunk_rows=min(options.chunk_rows, RANGE_CHUNK_ROWS))
+    ctx = ReadContext(file_id, display, options, report)
+    events = CollectedEvents(batches=BatchStream(joinable=True))
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        for table, chunk in read_dump(_Range(handle, end - start), ctx, threads=False, start_byte=start, resume=resume):
+            events.add(table, chunk)
+    return RangeResult(events, report, ctx.end_state, ctx.shapes)  # type: ignore[arg-type]
+
+
+def _child(conn, *args) -> None:
+    try:
+        result = read_range(*args)
+        conn.send(("ok", result))
+    except BaseException as exc:  # the parent reads the file itself instead
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def read_in_ranges(
+    events: CollectedEvents, file_id: int, display: str, path: str, report: InputReport, options: ReadOptions,
+    workers: int | None = None,
+) -> bool:
+    """Read one large plain dump file in parallel ranges into ``events``; False when not worth it.
+
+    On False nothing was added and the caller reads the file the ordinary way.
+    """
+    workers = workers or range_workers()
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return False
+    if workers < 2 or size < MIN_SPLIT_BYTES:
+        return False
+    cuts = cut_points(path, size, workers)
+    if len(cuts) < 3:
+        return False
+    context = multiprocessing.get_context("fork")
+    children = []
+    gc.freeze()  # the collector must not touch (and so copy) the parent's objects in each child
+    for k, (start, end) in enumerate(zip(cuts, cuts[1:])):
+        receive, send = context.Pipe(duplex=False)
+        args = (path, display, file_id, options, start, end, None if k == 0 else placeholder(k))
+        proc = context.Process(target=_child, args=(send, *args), daemon=True)
+        proc.start()
+        send.close()
+        children.append((proc, receive, args))
+    gc.unfreeze()
+    results: list[RangeResult | None] = []
+    try:
+        for proc, receive, _ in children:
+            try:
+                status, payload = receive.recv()
+            except EOFError:
+                status, payload = "error", "a range reader ended unexpectedly"
+            results.append(payload if status == "ok" else None)
+    finally:
+        for proc, receive, _ in children:
+            receive.close()
+            proc.join()
+    if any(r is None for r in results):
+        return False
+    _join(events, report, results, [args for _, _, args in children])  # type: ignore[arg-type]
+    return True
+
+
+def _join(
+    events: CollectedEvents, report: InputReport, results: list[RangeResult], args: list[tuple]
+) -> None:
+    """Merge the ranges in file order; a range that began outside a data section is read again."""
+    eras = EraTracker()
+    lines = 0
+    state: SectionState | None = None
+    for k, result in enumerate(results):
+        rename = {}
+        if k:
+            assert state is not None
+            if state.section != "log" or state.section_txn is not False:
+                path, display, file_id, options, start, end, _ = args[k]
+                result = read_range(path, display, file_id, options, start, end, state)
+            else:
+                here = placeholder(k)
+                rename = {(here.topic, here.partition): (state.topic, state.partition)}
+        events.merge(result.events, lines, rename)
+        lines += result.report.lines
+        _add_report(report, result.report)
+        for shape in result.shapes:
+            eras.add(shape)
+        end = result.end_state
+        if end is not None and k and end.topic == placeholder(k).topic:
+            end = SectionState(state.topic, state.partition, state.segment, end.section, end.section_txn)  # type: ignore[union-attr]
+        state = end
+    report.lines = lines
+    report.era = eras.era()
+
+
+def _add_report(report: InputReport, part: InputReport) -> None:
+    for kind in part.kinds:
+        if kind not in report.kinds:
+            report.kinds.append(kind)
+    report.skipped += part.skipped
+    report.skip_reasons.update(part.skip_reasons)
+    report.notes.update(part.notes)
+    if part.error and not report.error:
+        report.error = part.error

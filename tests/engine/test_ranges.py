@@ -1,0 +1,93 @@
+"""Reading a dump in parallel byte ranges must give exactly what one sequential read gives.
+
+Simulated incidents (fencing, sequence gaps and duplicates, restarts, lost markers, hanging
+transactions) are written as one multi-section dump, data sections first and a
+``__transaction_state`` section and snapshots after them, then read whole and in 2 to 7 ranges:
+every cut lands somewhere else, inside producers' transactions, between duplicates, inside the
+transaction-log section (which must be read again from the right state).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.config import EffectiveConfig
+from kafkadiag.engine import local, ranges
+from kafkadiag.facts.build import build_fact_tables
+from kafkadiag.readers.base import ReadOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import simulate  # noqa: E402
+
+CASES = [
+    ("sequence-duplicate", "3.3"), ("sequence-gap", "2.4.1"), ("fencing", "4.1"), ("mixed", "3.3"),
+    ("restart", "2.8"), ("lost-marker", "3.5"), ("hanging", "2.4"), ("timeout", "4.0"),
+]
+
+
+def _one_dump(case: Path, out: Path) -> Path:
+    """The case's dumps as one file: data sections, then the transaction log, then snapshots."""
+    files = sorted(p for p in case.iterdir() if p.suffix == ".txt" and not p.name.endswith(".stderr.txt"))
+    data = [p for p in files if ".log." in p.name and not p.name.startswith("__transaction_state")]
+    rest = [p for p in files if p not in data]
+    out.write_bytes(b"".join(p.read_bytes() for p in data + rest))
+    return out
+
+
+def _facts(path: Path, parallel: bool):
+    config = EffectiveConfig.defaults()
+    events, stream = local.collect([str(path)], ReadOptions(), parallel=parallel)
+    tables = build_fact_tables(events, config.as_mapping(), {k: v.is_default for k, v in config.values.items()}, True)
+    return tables, [r.to_json() for r in stream.reports], events.batches.partitions
+
+
+@pytest.mark.parametrize("scenario, era", CASES)
+def test_ranges_give_the_same_facts_as_one_read(tmp_path, monkeypatch, scenario: str, era: str) -> None:
+    simulate.generate(scenario, era, tmp_path / "case", seed=3)
+    dump = _one_dump(tmp_path / "case", tmp_path / "all.txt")
+    whole, whole_reports, whole_parts = _facts(dump, parallel=False)
+    assert len(whole["spans"]) > 20
+    monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
+    for workers in range(2, 8):
+        monkeypatch.setattr(ranges, "range_workers", lambda workers=workers: workers)
+        assert len(ranges.cut_points(str(dump), dump.stat().st_size, workers)) > 2
+        split, reports, parts = _facts(dump, parallel=True)
+        assert reports == whole_reports, workers
+        for name, table in whole.items():
+            assert split[name].equals(table), (workers, name)
+        summary = lambda ps: {(v.topic, v.partition): (v.batches, v.holes, v.first_time, v.last_time, v.files) for v in ps.values()}  # noqa: E731
+        assert summary(parts) == summary(whole_parts)
+
+
+@pytest.mark.parametrize("era", ["3.3", "2.4.1"])
+def test_ranges_that_start_inside_a_partition_meet_its_later_segments(tmp_path, monkeypatch, era: str) -> None:
+    """A partition dumped as many segments: a range begins inside one and reads the next ones by name."""
+    from kafkasim import generate_bulk
+
+    dump = tmp_path / "bulk.txt"
+    generate_bulk(dump, 2_000_000, era=era, seed=5, producers=40, segment_bytes=60_000)
+    assert dump.read_bytes().count(b"\nDumping ") > 10
+    whole, whole_reports, _ = _facts(dump, parallel=False)
+    monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
+    for workers in (2, 3, 5):
+        monkeypatch.setattr(ranges, "range_workers", lambda workers=workers: workers)
+        split, reports, _ = _facts(dump, parallel=True)
+        assert reports == whole_reports
+        for name, table in whole.items():
+            assert split[name].equals(table), (workers, name)
+
+
+def test_small_files_and_transaction_logs_are_read_in_one_piece(tmp_path) -> None:
+    simulate.generate("commit", "3.3", tmp_path / "case", seed=1)
+    case = tmp_path / "case"
+    txnlog = next(case.glob("__transaction_state-*.log.txt"))
+    data = next(case.glob("orders-0.log.txt"))
+    assert ranges.cut_points(str(txnlog), txnlog.stat().st_size, 4) == [0, txnlog.stat().st_size]
+    events = local.CollectedEvents()
+    report = local.InputReport(str(data))
+    assert not ranges.read_in_ranges(events, 0, str(data), str(data), report, ReadOptions(), workers=4)
+    assert events.batches.batches == 0

@@ -72,17 +72,21 @@ class Layout:
     ts_name: int | None
     shapes: tuple[str, ...]
     ts_label: bool = True  # parse the timestamp type name (only needed for ``timestamp_type``)
+    codec_shape: str | None = None  # era evidence of the codec spelling on the layout's own line
 
     def only(self, wanted: frozenset[str] | None) -> Layout:
         """The layout parsing only ``wanted`` columns and those the fast path derives others from.
 
-        The codec column is always read: its spelling tells the Kafka era.
+        Without ``codec``, the era evidence its spelling gives is taken from the block's first
+        batch line (one dump is printed by one tool version, so the spelling never changes).
         """
         if wanted is None:
             return self
         keep = wanted | _DERIVED_FROM
         return replace(
             self,
+            codec=self.codec if "codec" in keep else None,
+            shapes=self.shapes if "codec" in keep or self.codec_shape is None else self.shapes + (self.codec_shape,),
             ints={k: v for k, v in self.ints.items() if k in keep},
             bools={k: v for k, v in self.bools.items() if k in keep},
             ts_name=self.ts_name if "timestamp" in keep or "timestamp_type" in keep else None,
@@ -133,7 +137,8 @@ def layout_of(line: bytes) -> Layout | None:
             shapes.append("batch-count-no-control")
         else:
             shapes.append("batch-control-isvalid-mid")
-    return Layout(len(tokens), ints, bools, codec, ts_name, tuple(shapes))
+    codec_shape = codec_name(tokens[codec])[1] if codec is not None else None
+    return Layout(len(tokens), ints, bools, codec, ts_name, tuple(shapes), codec_shape=codec_shape)
 
 
 @dataclass
@@ -326,7 +331,8 @@ def parse_batches(
             values["timestamp_type"] = labels
         values["timestamp"] = col(layout.ts_name + 1)
     else:
-        values["timestamp_type"] = np.full(n, "", dtype=object)
+        if wanted is None or "timestamp_type" in wanted:
+            values["timestamp_type"] = np.full(n, "", dtype=object)
         values["timestamp"] = np.full(n, -1, dtype=np.int64)
     if layout.codec is not None:
         seen: set[str] = set()
@@ -342,7 +348,7 @@ def parse_batches(
             return None
         values["codec"] = codecs
         shapes.extend(sorted(seen))
-    else:
+    elif wanted is None or "codec" in wanted:
         values["codec"] = np.full(n, "", dtype=object)
     base = values["base_offset"]
     if "last_offset" not in values:

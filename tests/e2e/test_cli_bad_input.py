@@ -83,6 +83,17 @@ def test_stdin(tmp_path: Path) -> None:
     assert report["findings"][0]["evidence"][0]["text"].startswith("offset: 0 ... producerId: 0 producerEpoch: 5")
 
 
+def test_stdin_spool_is_removed_when_the_command_exits(tmp_path: Path) -> None:
+    """The CLI leaves without the interpreter's teardown; its exit handlers still run."""
+    import os
+
+    seed = (ROOT / "fixtures" / "cases" / "seed-two-instances" / "input" / "Topic-Test-0.dump.log").read_bytes()
+    env = dict(os.environ, TMPDIR=str(tmp_path))
+    proc = subprocess.run([sys.executable, "-m", "kafkadiag.cli", "analyze", "-"], input=seed, capture_output=True, cwd=ROOT, env=env)
+    assert proc.returncode == 1 and b"FEN001" in proc.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert run_cli("analyze").returncode == 2
     assert run_cli("analyze", "--now", "yesterday-ish", str(GOOD)).returncode == 2

@@ -217,7 +217,10 @@ class BatchStream:
         data = ~sub["ctrl"] & (sub["base_sequence"] >= 0)
         if not data.any():
             return
-        d = {k: v[data] for k, v in sub.items()}
+        d = {k: sub[k][data] for k in (
+            "tp", "pid", "producer_epoch", "base_sequence", "last_sequence", "base_offset", "last_offset",
+            "timestamp", "file_id", "line", "byte",
+        )}
         n = len(d["pid"])
         starts = run_starts(d["tp"], d["pid"])
         first_of_group = np.zeros(n, dtype=bool)
@@ -322,7 +325,7 @@ class BatchStream:
         last_ctrl = last_index(ctrl, starts)
         ts = s["timestamp"]
         records = np.where(s["count"] >= 0, s["count"], s["last_offset"] - s["base_offset"] + 1)
-        marker_code = np.array([MARKER_CODES.get(m, 4) for m in s["marker"][last_ctrl[last_ctrl >= 0]]], dtype=np.int8)
+        marker_code = marker_codes(s["marker"][last_ctrl[last_ctrl >= 0]])
         codes = np.zeros(len(starts), dtype=np.int8)
         codes[last_ctrl >= 0] = marker_code
         partial = {
@@ -508,6 +511,14 @@ class BatchStream:
         else:
             seq = pd.DataFrame()
         return spans, seq
+
+
+def marker_codes(markers: np.ndarray) -> np.ndarray:
+    """MARKER_CODES of each marker name (4 for other control types), compared column-wise."""
+    codes = np.full(len(markers), 4, dtype=np.int8)
+    for name, code in MARKER_CODES.items():
+        codes[markers == name] = code
+    return codes
 
 
 def _sequence_check(

@@ -117,7 +117,7 @@ def read_range(
 ) -> RangeResult:
     """Read bytes ``[start, end)`` of the file as the reader would inside a whole-file read."""
     report = InputReport(display)
-    options = replace(options, chunk_rows=min(options.chunk_rows, RANGE_CHUNK_ROWS))
+    options = replace(options, chunk_rows=min(options.chunk_rows, RANGE_CHUNK_ROWS), arrays=("batches",))
     ctx = ReadContext(file_id, display, options, report)
     events = CollectedEvents(batches=BatchStream(joinable=True))
     with open(path, "rb") as handle:

@@ -130,8 +130,8 @@ class BatchStream:
 
     def _tp_codes(self, chunk: pd.DataFrame) -> np.ndarray:
         """Global topic-partition code per row (a chunk usually holds a single partition)."""
-        topic_codes, topics = pd.factorize(chunk["topic"], sort=False)
-        parts = chunk["partition"].to_numpy(np.int64)
+        topic_codes, topics = pd.factorize(_column(chunk, "topic"), sort=False)
+        parts = _column(chunk, "partition", np.int64)
         combined = topic_codes.astype(np.int64) * (int(parts.max()) + 2) + (parts + 1)
         keys, inverse = np.unique(combined, return_inverse=True)
         mapping = np.empty(len(keys), dtype=np.int32)
@@ -140,22 +140,24 @@ class BatchStream:
             mapping[i] = self._tp_code((str(topics[key // width]), key % width - 1))
         return mapping[inverse.reshape(-1)]
 
-    def add(self, chunk: pd.DataFrame) -> None:
-        if chunk.empty:
+    def add(self, chunk: pd.DataFrame | Mapping[str, np.ndarray]) -> None:
+        """Reduce one chunk of BATCHES rows: a frame, or its columns as arrays (``ReadOptions.arrays``)."""
+        rows = _rows(chunk)
+        if not rows:
             return
-        self.batches += len(chunk)
+        self.batches += rows
         self._chunk_no += 1
         tp = self._tp_codes(chunk)
         self._partition_stats(chunk, tp)
-        pid = chunk["producer_id"].to_numpy(np.int64)
+        pid = _column(chunk, "producer_id", np.int64)
         has_pid = pid >= 0
         if not has_pid.any():
             return
-        is_ctrl = chunk["is_control"].to_numpy(bool)
+        is_ctrl = _column(chunk, "is_control", bool)
         # Excerpts with elided fields ("offset: 0 ... producerId: 0 ...") may not show the
         # transactional bit; a producer id that writes markers is transactional all the same.
         self._marker_producers.update(np.unique(pid[is_ctrl & has_pid]).tolist())
-        is_tx = chunk["is_transactional"].to_numpy(bool) | (
+        is_tx = _column(chunk, "is_transactional", bool) | (
             has_pid & np.isin(pid, np.fromiter(self._marker_producers, dtype=np.int64, count=len(self._marker_producers)))
         )
         non_tx = has_pid & ~is_tx
@@ -163,7 +165,7 @@ class BatchStream:
             self.idempotent_producers.update(np.unique(pid[non_tx]).tolist())
         order = sort_order((pid, tp))
         order = order[has_pid[order]]
-        sub = {name: chunk[name].to_numpy()[order] for name in (
+        sub = {name: _column(chunk, name)[order] for name in (
             "producer_epoch", "base_offset", "last_offset", "count", "timestamp", "file_id", "line", "byte",
             "marker", "coordinator_epoch", "marker_line", "marker_byte", "base_sequence", "last_sequence",
         )}
@@ -183,10 +185,10 @@ class BatchStream:
     def _partition_stats(self, chunk: pd.DataFrame, tp: np.ndarray) -> None:
         order = sort_order((tp,))
         tps = tp[order]
-        base = chunk["base_offset"].to_numpy(np.int64)[order]
-        last = chunk["last_offset"].to_numpy(np.int64)[order]
-        ts = chunk["timestamp"].to_numpy(np.int64)[order]
-        files = chunk["file_id"].to_numpy(np.int64)[order]
+        base = _column(chunk, "base_offset", np.int64)[order]
+        last = _column(chunk, "last_offset", np.int64)[order]
+        ts = _column(chunk, "timestamp", np.int64)[order]
+        files = _column(chunk, "file_id", np.int64)[order]
         starts = run_starts(tps)
         ends = run_ends(starts, len(tps))
         same = np.zeros(len(tps), dtype=bool)
@@ -511,6 +513,18 @@ class BatchStream:
         else:
             seq = pd.DataFrame()
         return spans, seq
+
+
+def _column(chunk: pd.DataFrame | Mapping[str, np.ndarray], name: str, dtype=None) -> np.ndarray:
+    values = chunk[name]
+    values = values.to_numpy() if isinstance(values, pd.Series) else np.asarray(values)
+    return values if dtype is None else values.astype(dtype, copy=False)
+
+
+def _rows(chunk: pd.DataFrame | Mapping[str, np.ndarray]) -> int:
+    if isinstance(chunk, pd.DataFrame):
+        return len(chunk)
+    return len(next(iter(chunk.values()))) if chunk else 0
 
 
 def marker_codes(markers: np.ndarray) -> np.ndarray:

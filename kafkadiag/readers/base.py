@@ -22,6 +22,9 @@ class ReadOptions:
     #: Event table -> the columns its consumer reads; chunks of that table carry only these.
     #: Parsing and moving columns nobody reads is a large share of the cost on big dumps.
     columns: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    #: Event tables whose chunks are yielded as ``{column: numpy array}`` instead of DataFrames,
+    #: for a consumer that reduces them at once (building a frame only to take it apart costs).
+    arrays: tuple[str, ...] = ()
 
 
 @dataclass

@@ -18,8 +18,9 @@ from kafkadiag.tables import EVENT_TABLES, Schema
 class TableBuffer:
     """Rows of one event table waiting to be yielded (only the columns in ``names``, if given)."""
 
-    def __init__(self, schema: Schema, names: tuple[str, ...] | None = None) -> None:
+    def __init__(self, schema: Schema, names: tuple[str, ...] | None = None, arrays: bool = False) -> None:
         self.schema = schema
+        self.arrays = arrays  # yield dicts of arrays in schema dtypes rather than frames
         self.columns = schema.project(names)
         self.names = [c.name for c in self.columns]
         self.positions = [schema.names.index(n) for n in self.names]
@@ -49,7 +50,7 @@ class TableBuffer:
             self.parts.append({name: columns[name] for name in self.names})
             self.part_rows += n
 
-    def take(self, limit: int, final: bool) -> Iterator[pd.DataFrame]:
+    def take(self, limit: int, final: bool) -> Iterator[pd.DataFrame | dict[str, np.ndarray]]:
         """Yield frames of at most ``limit`` rows; keep a partial chunk unless ``final``."""
         self._rows_to_part()
         while self.part_rows >= limit or (final and self.part_rows):
@@ -71,16 +72,22 @@ class TableBuffer:
                 data = pieces[0]
             else:
                 data = {name: np.concatenate([p[name] for p in pieces]) for name in self.names}
-            yield self.schema.frame(data, length=size, columns=self.names)
+            if self.arrays:
+                yield {col.name: np.asarray(data[col.name], dtype=object if col.dtype == "object" else col.dtype)
+                       for col in self.columns}
+            else:
+                yield self.schema.frame(data, length=size, columns=self.names)
 
 
 class Sink:
     """One buffer per event table; ``drain`` yields ``(table_name, frame)`` chunks."""
 
-    def __init__(self, chunk_rows: int, columns: dict[str, tuple[str, ...]] | None = None) -> None:
+    def __init__(
+        self, chunk_rows: int, columns: dict[str, tuple[str, ...]] | None = None, arrays: tuple[str, ...] = ()
+    ) -> None:
         self.chunk_rows = max(1, chunk_rows)
         wanted = columns or {}
-        self.tables = {name: TableBuffer(schema, wanted.get(name)) for name, schema in EVENT_TABLES.items()}
+        self.tables = {name: TableBuffer(schema, wanted.get(name), name in arrays) for name, schema in EVENT_TABLES.items()}
 
     def wanted(self, table: str) -> frozenset[str]:
         """Columns of ``table`` that are kept (the fast path parses only these)."""

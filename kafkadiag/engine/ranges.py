@@ -124,6 +124,7 @@ def read_range(
         handle.seek(start)
         for table, chunk in read_dump(_Range(handle, end - start), ctx, threads=False, start_byte=start, resume=resume):
             events.add(table, chunk)
+    events.batches.compact()  # done here, in parallel, rather than by the parent
     return RangeResult(events, report, ctx.end_state, ctx.shapes)  # type: ignore[arg-type]
 
 
@@ -166,52 +167,64 @@ def read_in_ranges(
         send.close()
         children.append((proc, receive, args))
     gc.unfreeze()
-    results: list[RangeResult | None] = []
+    joiner = _Joiner(events, report)
     try:
-        for proc, receive, _ in children:
+        for k, (proc, receive, args) in enumerate(children):
             try:
                 status, payload = receive.recv()
             except EOFError:
                 status, payload = "error", "a range reader ended unexpectedly"
-            results.append(payload if status == "ok" else None)
+            if status != "ok":
+                # A range failed: nothing was joined for it, read the rest of the file here.
+                path, display, file_id, options, start, _, _ = args
+                payload = read_range(path, display, file_id, options, start, size, joiner.state if k else None)
+                joiner.add(k, payload, args, reread=False)
+                break
+            joiner.add(k, payload, args)  # joined while later ranges are still being read
     finally:
         for proc, receive, _ in children:
             receive.close()
-            proc.join()
-    if any(r is None for r in results):
-        return False
-    _join(events, report, results, [args for _, _, args in children])  # type: ignore[arg-type]
+            proc.join(timeout=5)
+            if proc.is_alive():  # a range nobody reads any more
+                proc.kill()
+                proc.join()
+    joiner.finish()
     return True
 
 
-def _join(
-    events: CollectedEvents, report: InputReport, results: list[RangeResult], args: list[tuple]
-) -> None:
-    """Merge the ranges in file order; a range that began outside a data section is read again."""
-    eras = EraTracker()
-    lines = 0
-    state: SectionState | None = None
-    for k, result in enumerate(results):
+class _Joiner:
+    """Merges range results in file order; a range that began outside a data section is read again."""
+
+    def __init__(self, events: CollectedEvents, report: InputReport) -> None:
+        self.events, self.report = events, report
+        self.eras = EraTracker()
+        self.lines = 0
+        self.state: SectionState | None = None
+
+    def add(self, k: int, result: RangeResult, args: tuple, reread: bool = True) -> None:
         rename = {}
-        if k:
+        if k and reread:
+            state = self.state
             assert state is not None
             if state.section != "log" or state.section_txn is not False:
-                path, display, file_id, options, start, end, _ = args[k]
+                path, display, file_id, options, start, end, _ = args
                 result = read_range(path, display, file_id, options, start, end, state)
             else:
                 here = placeholder(k)
                 rename = {(here.topic, here.partition): (state.topic, state.partition)}
-        events.merge(result.events, lines, rename)
-        lines += result.report.lines
-        _add_report(report, result.report)
+        self.events.merge(result.events, self.lines, rename)
+        self.lines += result.report.lines
+        _add_report(self.report, result.report)
         for shape in result.shapes:
-            eras.add(shape)
+            self.eras.add(shape)
         end = result.end_state
-        if end is not None and k and end.topic == placeholder(k).topic:
-            end = SectionState(state.topic, state.partition, state.segment, end.section, end.section_txn)  # type: ignore[union-attr]
-        state = end
-    report.lines = lines
-    report.era = eras.era()
+        if end is not None and k and self.state is not None and end.topic == placeholder(k).topic:
+            end = SectionState(self.state.topic, self.state.partition, self.state.segment, end.section, end.section_txn)
+        self.state = end
+
+    def finish(self) -> None:
+        self.report.lines = self.lines
+        self.report.era = self.eras.era()
 
 
 def _add_report(report: InputReport, part: InputReport) -> None:

@@ -178,6 +178,11 @@ class BatchStream:
         if tx_mask.any():
             self._spans({k: v[tx_mask] for k, v in sub.items()})
         if self._partial_rows > 2_000_000:
+            self.compact()
+
+    def compact(self) -> None:
+        """Combine the partial spans gathered so far into one sorted set (bounds memory, eases merging)."""
+        if len(self._partials) > 1:
             self._partials = [merge_partials(_concat(self._partials))]
             self._partial_rows = len(self._partials[0]["tp"])
 

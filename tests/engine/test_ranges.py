@@ -91,3 +91,26 @@ def test_small_files_and_transaction_logs_are_read_in_one_piece(tmp_path) -> Non
     report = local.InputReport(str(data))
     assert not ranges.read_in_ranges(events, 0, str(data), str(data), report, ReadOptions(), workers=4)
     assert events.batches.batches == 0
+
+
+def test_a_failed_range_is_read_again_by_the_parent(tmp_path, monkeypatch) -> None:
+    import os
+
+    simulate.generate("mixed", "3.3", tmp_path / "case", seed=2)
+    dump = _one_dump(tmp_path / "case", tmp_path / "all.txt")
+    whole, whole_reports, _ = _facts(dump, parallel=False)
+    parent = os.getpid()
+    original = ranges.read_range
+
+    def failing(*args):
+        if os.getpid() != parent and args[4] > 0:  # every range but the first, in the child
+            raise MemoryError("simulated")
+        return original(*args)
+
+    monkeypatch.setattr(ranges, "read_range", failing)
+    monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
+    monkeypatch.setattr(ranges, "range_workers", lambda: 3)
+    split, reports, _ = _facts(dump, parallel=True)
+    assert reports == whole_reports
+    for name, table in whole.items():
+        assert split[name].equals(table), name

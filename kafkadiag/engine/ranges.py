@@ -25,6 +25,7 @@ from typing import BinaryIO
 
 from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents
+from ..memory import return_free_memory
 from ..readers.base import InputReport, ReadContext, ReadOptions
 from ..readers.dumplog import read_dump
 from ..readers.dumplog_parser import SectionState
@@ -124,7 +125,7 @@ def read_range(
         handle.seek(start)
         for table, chunk in read_dump(_Range(handle, end - start), ctx, threads=False, start_byte=start, resume=resume):
             events.add(table, chunk)
-    events.batches.compact()  # done here, in parallel, rather than by the parent
+    return_free_memory()  # what reading freed goes back before the result is pickled
     return RangeResult(events, report, ctx.end_state, ctx.shapes)  # type: ignore[arg-type]
 
 

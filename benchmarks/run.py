@@ -6,7 +6,8 @@
 Builds the dump with the simulator (or reuses a kept one under benchmarks/out/), times
 `grep -c endTxnMarker FILE` and `kafkadiag analyze --format json FILE` (output to /dev/null)
 in alternation, ``--runs`` times each, so that a burst of load on a shared machine hits both;
-the best time of each is compared. It measures kafkadiag's peak RSS, prints a table and writes
+the best time of each is compared. It measures kafkadiag's peak memory (largest RSS and all
+processes' summed PSS), prints a table and writes
 benchmarks/out/results.json. Exit status: 0 all targets met, 1 a target missed or kafkadiag
 missing/failing, 2 usage error.
 """

@@ -20,7 +20,6 @@ import typer
 
 from . import __version__
 from .config import ConfigError, EffectiveConfig
-from .findings import SEVERITY_RANK
 
 app = typer.Typer(
     add_completion=False,

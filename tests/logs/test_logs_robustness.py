@@ -8,7 +8,7 @@ import time
 import pandas as pd
 import pytest
 
-from loghelp import FIXTURES, fixture_bytes, read_fixture, read_log, utc_ms
+from loghelp import FIXTURES, read_fixture, read_log, utc_ms
 
 LINE = ("2024-05-14 10:00:{s:02d}.{ms:03d}  WARN 1 --- [ad | p-1] o.a.k.clients.producer.internals.Sender  : "
         "[Producer clientId=p-1, transactionalId=tx-{n}] Got error produce response with correlation id {n} on "

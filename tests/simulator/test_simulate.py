@@ -53,7 +53,7 @@ ERA_TABLE = {
 def batch_regex(layout: str, upper: bool) -> re.Pattern:
     """dump-log-format.md §3.2, exact field order."""
     codec = UPPER if upper else LOWER
-    head = rf"baseOffset: \d+ lastOffset: \d+ "
+    head = r"baseOffset: \d+ lastOffset: \d+ "
     if layout != "0.11":
         head += r"count: \d+ "
     head += (rf"baseSequence: {N} lastSequence: {N} producerId: {N} producerEpoch: {N} "

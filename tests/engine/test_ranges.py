@@ -38,9 +38,9 @@ def _one_dump(case: Path, out: Path) -> Path:
     return out
 
 
-def _facts(path: Path, parallel: bool):
+def _facts(path: Path, parallel: bool, options: ReadOptions | None = None):
     config = EffectiveConfig.defaults()
-    events, stream = local.collect([str(path)], ReadOptions(), parallel=parallel)
+    events, stream = local.collect([str(path)], options or ReadOptions(), parallel=parallel)
     tables = build_fact_tables(events, config.as_mapping(), {k: v.is_default for k, v in config.values.items()}, True)
     return tables, [r.to_json() for r in stream.reports], events.batches.partitions
 
@@ -111,6 +111,25 @@ def test_a_failed_range_is_read_again_by_the_parent(tmp_path, monkeypatch) -> No
     monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
     monkeypatch.setattr(ranges, "range_workers", lambda: 3)
     split, reports, _ = _facts(dump, parallel=True)
+    assert reports == whole_reports
+    for name, table in whole.items():
+        assert split[name].equals(table), name
+
+
+def test_crlf_dumps_without_a_dumping_line_use_the_partition_option_in_every_range(tmp_path, monkeypatch) -> None:
+    from kafkasim import generate_bulk
+
+    source = tmp_path / "bulk.txt"
+    generate_bulk(source, 1_000_000, era="3.5", seed=9, producers=30)
+    lines = [line for line in source.read_bytes().split(b"\n") if not line.startswith(b"Dumping ")]
+    dump = tmp_path / "crlf.txt"
+    dump.write_bytes(b"\r\n".join(lines))
+    options = ReadOptions(partition="payments-3")
+    whole, whole_reports, _ = _facts(dump, parallel=False, options=options)
+    assert set(whole["spans"]["topic"]) == {"payments"} and set(whole["spans"]["partition"]) == {3}
+    monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
+    monkeypatch.setattr(ranges, "range_workers", lambda: 3)
+    split, reports, _ = _facts(dump, parallel=True, options=options)
     assert reports == whole_reports
     for name, table in whole.items():
         assert split[name].equals(table), name

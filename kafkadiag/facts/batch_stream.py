@@ -15,7 +15,7 @@ Only a few values per (partition, producer) are carried between chunks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 import numpy as np
@@ -128,7 +128,7 @@ class BatchStream:
             self.partitions[code] = PartitionStats(*key)
         return code
 
-    def _tp_codes(self, chunk: pd.DataFrame) -> np.ndarray:
+    def _tp_codes(self, chunk: pd.DataFrame | Mapping[str, np.ndarray]) -> np.ndarray:
         """Global topic-partition code per row (a chunk usually holds a single partition)."""
         topic_codes, topics = pd.factorize(_column(chunk, "topic"), sort=False)
         parts = _column(chunk, "partition", np.int64)
@@ -187,7 +187,7 @@ class BatchStream:
             self._partial_rows = len(self._partials[0]["tp"])
 
     # ----------------------------------------------------------------------------------------
-    def _partition_stats(self, chunk: pd.DataFrame, tp: np.ndarray) -> None:
+    def _partition_stats(self, chunk: pd.DataFrame | Mapping[str, np.ndarray], tp: np.ndarray) -> None:
         order = sort_order((tp,))
         tps = tp[order]
         base = _column(chunk, "base_offset", np.int64)[order]
@@ -261,11 +261,11 @@ class BatchStream:
         hw = prev["last_sequence"].copy()
         same_epoch = has_prev & (prev["epoch"] == d["producer_epoch"])
         base_seq, last_seq = d["base_sequence"], d["last_sequence"]
-        dup = same_epoch & (base_seq <= hw) & (base_seq > 0) & (last_seq <= hw)
+        dup = same_epoch & _duplicate(base_seq, last_seq, hw)
         for i in np.flatnonzero(dup).tolist():
             if i + 1 < n and not first_of_group[i + 1] and same_epoch[i + 1]:
                 hw[i + 1] = hw[i]
-                dup[i + 1] = (base_seq[i + 1] <= hw[i + 1]) & (base_seq[i + 1] > 0) & (last_seq[i + 1] <= hw[i + 1])
+                dup[i + 1] = _duplicate(base_seq[i + 1], last_seq[i + 1], hw[i + 1])
         for e in run_ends(starts, n).tolist():
             key = (int(d["tp"][e]), int(d["pid"][e]))
             self._seq_carry[key] = _SeqCarry(
@@ -273,18 +273,13 @@ class BatchStream:
                 int(d["last_offset"][e]), int(d["timestamp"][e]), int(d["file_id"][e]), int(d["line"][e]), int(d["byte"][e]),
             )
         expected = (hw + 1) % SEQ_MODULUS
-        broken = same_epoch & (base_seq != expected)
-        # 0.11.0.0-0.11.0.1 deep dumps print no epoch: a restart (new epoch, sequence 0) looks like a reset.
-        broken &= ~((d["producer_epoch"] < 0) & (base_seq == 0))
+        broken = same_epoch & _broken(d["producer_epoch"], base_seq, expected)
         if not broken.any():
             return
         idx = np.flatnonzero(broken)
         base = d["base_sequence"][idx]
         exp = expected[idx]
-        prev_last = hw[idx]
-        kind = np.where(base > exp, "gap", np.where((base <= prev_last) & (base > 0), "duplicate", "reset"))
-        overlap = np.minimum(last_seq[idx], prev_last) - base + 1
-        missing = np.where(kind == "gap", base - exp, np.where(kind == "duplicate", overlap, 0))
+        kind, missing = _break_kind(base, last_seq[idx], exp, hw[idx])
         self._sequence_rows.append(pd.DataFrame({
             "tp": d["tp"][idx], "producer_id": d["pid"][idx], "producer_epoch": d["producer_epoch"][idx].astype(np.int64),
             "kind": kind, "expected_sequence": exp, "base_sequence": base, "missing": missing,
@@ -449,7 +444,7 @@ class BatchStream:
                 continue
             last = carries.get(key)
             if last is not None and last.line == first.line:
-                carries[key] = _replace_sequence(last, hw)
+                carries[key] = replace(last, last_sequence=hw)
             second = later._second_seq.get(key)
             if second is None or second.epoch != first.epoch:
                 continue
@@ -461,12 +456,9 @@ class BatchStream:
             if row:
                 rows.append(row)
             if dup2 and last is not None and last.line == second.line:
-                carries[key] = _replace_sequence(last, hw)
+                carries[key] = replace(last, last_sequence=hw)
         for key, c in carries.items():
-            self._seq_carry[joined(key)] = _SeqCarry(
-                c.epoch, c.base_sequence, c.last_sequence, c.last_offset, c.time, c.file_id,
-                c.line + line_offset if c.line > 0 else c.line, c.byte,
-            )
+            self._seq_carry[joined(key)] = replace(c, line=c.line + line_offset if c.line > 0 else c.line)
         wanted = np.array(sorted(tps), dtype=np.int64)
         for frame in later._sequence_rows:
             frame = frame[np.isin(frame["tp"].to_numpy(np.int64), wanted)].copy()
@@ -546,17 +538,11 @@ def _sequence_check(
     """The sequence test of ``BatchStream._sequences`` for one batch: (break row or None, duplicate?)."""
     base, last = batch.base_sequence, batch.last_sequence
     same_epoch = prev_epoch == batch.epoch
-    dup = same_epoch and 0 < base <= hw and last <= hw
+    dup = same_epoch and bool(_duplicate(base, last, hw))
     expected = (hw + 1) % SEQ_MODULUS
-    broken = same_epoch and base != expected and not (batch.epoch < 0 and base == 0)
-    if not broken:
+    if not (same_epoch and bool(_broken(batch.epoch, base, expected))):
         return None, dup
-    if base > expected:
-        kind, missing = "gap", base - expected
-    elif 0 < base <= hw:
-        kind, missing = "duplicate", min(last, hw) - base + 1
-    else:
-        kind, missing = "reset", 0
+    kind, missing = (v.item() for v in _break_kind(base, last, expected, hw))
     prev_time, prev_offset, prev_file, prev_line, prev_byte = prev
     return {
         "tp": key[0], "producer_id": key[1], "producer_epoch": batch.epoch, "kind": kind,
@@ -567,8 +553,25 @@ def _sequence_check(
     }, dup
 
 
-def _replace_sequence(carry: _SeqCarry, last_sequence: int) -> _SeqCarry:
-    return _SeqCarry(carry.epoch, carry.base_sequence, last_sequence, carry.last_offset, carry.time, carry.file_id, carry.line, carry.byte)
+def _duplicate(base, last, hw):
+    """A batch wholly at or below the high-water mark: a write the partition already holds."""
+    return (base <= hw) & (base > 0) & (last <= hw)
+
+
+def _broken(epoch, base, expected):
+    """A batch that does not carry the expected sequence.
+
+    0.11.0.0-0.11.0.1 deep dumps print no epoch: a restart (new epoch, sequence 0) looks like a reset.
+    """
+    return (base != expected) & np.logical_not((epoch < 0) & (base == 0))
+
+
+def _break_kind(base, last, expected, prev_last):
+    """Kind of each sequence break (gap, duplicate, reset) and how many sequence numbers it spans."""
+    kind = np.where(base > expected, "gap", np.where((base <= prev_last) & (base > 0), "duplicate", "reset"))
+    overlap = np.minimum(last, prev_last) - base + 1
+    missing = np.where(kind == "gap", base - expected, np.where(kind == "duplicate", overlap, 0))
+    return kind, missing
 
 
 def _seq_first(d: dict[str, np.ndarray], i: int) -> _SeqFirst:

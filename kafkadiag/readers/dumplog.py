@@ -205,27 +205,21 @@ class _BlockReader:
         has_marker = midx >= 0
         safe = np.where(has_marker, midx, 0)
         values = bc.values
-        wanted = self.wanted
-        made = {
-            "file_id": lambda: np.full(n, file_id, dtype=np.int32),
-            "line": lambda: lines + block.first_line,
-            "byte": lambda: block.starts[lines] + block.base_byte,
-            "marker_line": lambda: np.where(has_marker, midx + block.first_line, -1),
-            "marker_byte": lambda: np.where(has_marker, block.starts[safe] + block.base_byte, -1),
-            "topic": lambda: np.full(n, topic, dtype=object),
-            "partition": lambda: np.full(n, partition, dtype=np.int32),
-            "segment": lambda: np.full(n, segment, dtype=np.int64),
-            "marker": lambda: bc.marker[j0:j1],
-            "coordinator_epoch": lambda: bc.coordinator_epoch[j0:j1].astype(np.int32),
+        cols: dict[str, np.ndarray] = {
+            "file_id": np.full(n, file_id, dtype=np.int32),
+            "line": lines + block.first_line,
+            "byte": block.starts[lines] + block.base_byte,
+            "marker_line": np.where(has_marker, midx + block.first_line, -1),
+            "marker_byte": np.where(has_marker, block.starts[safe] + block.base_byte, -1),
+            "topic": np.full(n, topic, dtype=object),
+            "partition": np.full(n, partition, dtype=np.int32),
+            "segment": np.full(n, segment, dtype=np.int64),
+            "marker": bc.marker[j0:j1],
+            "coordinator_epoch": bc.coordinator_epoch[j0:j1].astype(np.int32),
         }
-        cols: dict[str, np.ndarray] = {name: make() for name, make in made.items() if wanted is None or name in wanted}
-        for name in (
-            "base_offset", "last_offset", "count", "base_sequence", "last_sequence", "producer_id",
-            "producer_epoch", "partition_leader_epoch", "is_transactional", "is_control", "timestamp",
-            "timestamp_type", "position", "size", "magic", "codec", "is_valid",
-        ):
-            if wanted is None or name in wanted:
-                cols[name] = values[name][j0:j1]
+        cols.update((name, column[j0:j1]) for name, column in values.items())
+        if self.wanted is not None:
+            cols = {name: column for name, column in cols.items() if name in self.wanted}
         for shape in bc.shapes:
             self.eras.add(shape)
         parser.saw_batch()

@@ -353,8 +353,6 @@ def parse_batches(
     base = values["base_offset"]
     if "last_offset" not in values:
         values["last_offset"] = base
-    if "timestamp_type" not in values and (wanted is None or "timestamp_type" in wanted):
-        values["timestamp_type"] = np.full(n, "", dtype=object)
     for name in ("count", "base_sequence", "last_sequence", "producer_id", "producer_epoch", "partition_leader_epoch", "position", "size", "magic"):
         if name not in values and (wanted is None or name in wanted or name in _DERIVED_FROM):
             values[name] = np.full(n, -1, dtype=np.int64)

@@ -1,8 +1,9 @@
 """Command line: `kafkadiag analyze | rules | explain`.
 
 Exit codes follow linters: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage
-or input errors (nothing readable, a bad rule file, a bad --config). No traceback reaches the
-user; set KAFKADIAG_DEBUG=1 to see one for an internal error.
+or input errors (no Kafka evidence in any input, a bad rule file, a bad --config), 3 a reader or
+the tool itself failed (the input is named; the report still covers the other inputs). No
+traceback reaches the user; set KAFKADIAG_DEBUG=1 to see one for an internal error.
 """
 
 from __future__ import annotations
@@ -139,11 +140,24 @@ def analyze(
     )
     with _output(output) as out:
         _render(report, format, out, color)
+    _finish(result, fail_on, at_or_above)
+
+
+#: A reader crashed on an input: the report covers the others, but the run is not complete.
+EXIT_READER_FAILED = 3
+
+
+def _finish(result, fail_on: FailOn, at_or_above) -> None:
+    """Say what went wrong with which input, then pick the exit code (2 and 3 win over findings)."""
     for r in result.inputs:
         if r.error:
             typer.echo(f"kafkadiag: {r.path}: {r.error}", err=True)
+        elif not r.evidence:
+            typer.echo(f"kafkadiag: {r.path}: no Kafka evidence found", err=True)
+    if any(r.failed for r in result.inputs):
+        raise typer.Exit(EXIT_READER_FAILED)
     if not result.readable:
-        _fail("nothing readable in the given inputs (see the inputs table for what each one was)")
+        _fail("nothing readable: no Kafka evidence in the given inputs (see the inputs table for what each one was)")
     if fail_on != FailOn.never and at_or_above(result.findings, fail_on.value):
         raise typer.Exit(1)
 

@@ -71,6 +71,20 @@ class EffectiveConfig:
             for v in sorted(self.values.values(), key=lambda c: c.key)
         ]
 
+    def overlay_entries(self, path: str, entries: list) -> None:
+        """Take the relevant keys of a configuration input (any dialect: ``producer.``/``spring.kafka...``
+        prefixes are read by their last part) where only the default is known so far."""
+        for entry in entries:
+            key = next((k for k in DEFAULTS if entry.key == k or entry.key.endswith("." + k)), None)
+            if key is None or not self.values[key].is_default:
+                continue
+            try:
+                value = int(str(entry.value).strip())
+            except ValueError:
+                continue  # lint reports values that are not numbers
+            if value > 0:
+                self.values[key] = ConfigValue(key, value, f"{path}:{entry.line}")
+
     def load_properties(self, path: str) -> None:
         """Overlay the relevant keys of a Java .properties file (producer or broker)."""
         for key, raw, line in _iter_properties(path):

@@ -38,10 +38,8 @@ class AnalysisResult:
 
     @property
     def readable(self) -> bool:
-        """True when at least one input yielded something Kafka-shaped."""
-        return any(r.kinds and r.kinds != ["unknown"] and not r.error for r in self.inputs) or any(
-            (r.lines - r.skipped) > 0 and not r.error and r.kinds != ["unknown"] for r in self.inputs
-        )
+        """True when at least one input held Kafka evidence."""
+        return any(r.evidence for r in self.inputs)
 
 
 _ERA_UPPER = re.compile(r"^(?:[\d.]+)\s*[-–]\s*(\d+)\.(\d+)")
@@ -90,6 +88,8 @@ def analyze(
     evaluate = evaluate or default_evaluate
     events, stream = collect(paths, options or ReadOptions())
     return_free_memory()
+    for cfg in stream.configs:
+        config.overlay_entries(cfg.path, cfg.entries)
     tables = build_fact_tables(
         events,
         config.as_mapping(),
@@ -107,6 +107,13 @@ def analyze(
         return out
 
     findings = evaluate(rules, tables, config.as_mapping(), resolver)
+    if stream.configs:
+        from ..lint.run import check_files
+
+        # Errors only: a config that breaks transactions belongs in the diagnosis; best-practice
+        # warnings (replication factor below 3 on a development broker) are `kafkadiag lint`'s job.
+        findings += [f for f in check_files(stream.configs, [r for r in rules if r.table == "configs"])[0]
+                     if f.severity == "error"]
     findings = correlate(findings, {r.id for r in rules if r.table == "log_events"})
     fill_evidence(findings)
     stats = summarize(tables, events)

@@ -27,6 +27,7 @@ from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents
 from ..memory import return_free_memory
 from ..readers.base import InputReport, ReadContext, ReadOptions
+from ..readers.base import counted
 from ..readers.dumplog import read_dump
 from ..readers.dumplog_parser import SectionState
 from ..readers.eras import EraTracker
@@ -123,7 +124,8 @@ def read_range(
     events = CollectedEvents(batches=BatchStream(joinable=True))
     with open(path, "rb") as handle:
         handle.seek(start)
-        for table, chunk in read_dump(_Range(handle, end - start), ctx, threads=False, start_byte=start, resume=resume):
+        chunks = read_dump(_Range(handle, end - start), ctx, threads=False, start_byte=start, resume=resume)
+        for table, chunk in counted(chunks, report):
             events.add(table, chunk)
     return_free_memory()  # what reading freed goes back before the result is pickled
     return RangeResult(events, report, ctx.end_state, ctx.shapes)  # type: ignore[arg-type]
@@ -233,6 +235,7 @@ def _add_report(report: InputReport, part: InputReport) -> None:
         if kind not in report.kinds:
             report.kinds.append(kind)
     report.skipped += part.skipped
+    report.events += part.events
     report.skip_reasons.update(part.skip_reasons)
     report.notes.update(part.notes)
     if part.error and not report.error:

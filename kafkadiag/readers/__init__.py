@@ -13,9 +13,12 @@ from typing import BinaryIO, Callable, Iterator
 import pandas as pd
 
 from kafkadiag.inputs import InputStream, expand_inputs, open_error, open_input, real_path
-from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions
+from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions, counted
 from kafkadiag.readers import logs as _logs  # noqa: F401  (registers the log detector)
+from kafkadiag.readers.configs import read_config_input
 from kafkadiag.readers.dumplog import read_dump
+from kafkadiag.readers.paste import LineView
+from kafkadiag.readers.route import plan
 from kafkadiag.readers.sniff import BINARY, EMPTY, HEAD_BYTES
 from kafkadiag.readers.sniff import sniff as sniff_head
 
@@ -33,7 +36,7 @@ def read_logs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, pd.Data
 
 
 #: Kind prefix (text before the first ``/``) -> reader.
-READERS: dict[str, Reader] = {"dump-log": read_dump, "log": read_logs}
+READERS: dict[str, Reader] = {"dump-log": read_dump, "log": read_logs, "config": read_config_input}  # type: ignore[dict-item]
 
 
 def register_reader(prefix: str, reader: Reader) -> None:
@@ -88,17 +91,20 @@ class EventStream:
         self._inputs = expand_inputs(paths, stdin=stdin)
         self.files: list[str] = [spec.display for spec in self._inputs]
         self.reports: list[InputReport] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
+        self.configs: list = []  # configuration files among the inputs (lint ConfigFile objects)
 
     def __iter__(self) -> Iterator[tuple[str, pd.DataFrame]]:
         self.reports[:] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
+        self.configs.clear()
         for file_id, spec in enumerate(self._inputs):
             report = self.reports[file_id]
             if report.error:
                 continue
             try:
                 yield from self._read_one(file_id, spec.display, report)
-            except Exception as exc:  # a reader bug must not lose the other inputs
+            except Exception as exc:  # a reader bug must not lose the other inputs, nor go unsaid
                 report.error = f"reader failed after {report.lines} lines: {type(exc).__name__}: {exc}"
+                report.failed = True
 
     def _read_one(self, file_id: int, display: str, report: InputReport) -> Iterator[tuple[str, pd.DataFrame]]:
         try:
@@ -109,22 +115,31 @@ class EventStream:
         with stream:
             head = stream.read(HEAD_BYTES)
             kind = sniff_head(head)
-            ctx = ReadContext(file_id=file_id, path=display, options=self.options, report=report)
-            reader = READERS.get(kind.split("/", 1)[0])
-            if reader is read_dump and self.range_reader is not None and not stream.compressed:
-                if self.range_reader(file_id, display, real_path(display), report):
-                    return
-            if reader is not None:
-                yield from reader(_Replay(head, stream), ctx)  # type: ignore[arg-type]
-            elif kind == EMPTY:
-                report.lines = _count_lines(head, stream)
-            else:
-                report.kinds = ["unknown"]
+            ctx = ReadContext(file_id=file_id, path=display, options=self.options, report=report, configs=self.configs)
+            if kind in (EMPTY, BINARY):
                 lines = _count_lines(head, stream)
                 report.lines = lines
-                ctx.skip("binary data" if kind == BINARY else "not kafka-dump-log text", max(lines, 1))
+                if kind == BINARY:
+                    report.kinds = ["binary"]
+                    ctx.skip("binary data", max(lines, 1))
+                return
+            passes = plan(kind, head)
+            first = passes[0]
+            reader = READERS[first.reader]
+            if first.view is None and reader is read_dump and self.range_reader is not None and not stream.compressed:
+                if self.range_reader(file_id, display, real_path(display), report):
+                    return
+            source = _Replay(head, stream)
+            yield from counted(reader(LineView(source, first.view) if first.view else source, ctx), report)  # type: ignore[arg-type]
             if stream.error and not report.error:
                 report.error = stream.error
+        lines = report.lines
+        for later in passes[1:]:
+            report.lines = 0
+            with open_input(display) as again:
+                view = LineView(again, later.view) if later.view else again
+                yield from counted(READERS[later.reader](view, ctx), report)  # type: ignore[arg-type]
+        report.lines = max(lines, report.lines)
 
 
 def _count_lines(head: bytes, stream: InputStream) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Iterator
 
 
 @dataclass
@@ -39,10 +40,28 @@ class InputReport:
     skip_reasons: Counter = field(default_factory=Counter)
     error: str = ""  # set when the input could not be read at all (missing, truncated .gz, ...)
     notes: Counter = field(default_factory=Counter)  # recognised tool messages worth telling (stack traces, trailing bytes)
+    events: int = 0  # Kafka records and events found (batches, coordinator records, log events, config entries)
+    failed: bool = False  # a reader crashed on this input: the run must not pass for complete
 
     @property
     def kind(self) -> str:
-        return ",".join(self.kinds) if self.kinds else "unknown"
+        return ",".join(self.kinds) if self.kinds else "text"
+
+    @property
+    def evidence(self) -> bool:
+        """Did this input hold anything Kafka? A dump or a config is evidence even when it is empty."""
+        if self.error:
+            return False
+        return self.events > 0 or any(k.startswith(("dump-log/", "config/")) for k in self.kinds)
+
+    @property
+    def found(self) -> str:
+        """What was found, in words: ``text, 7 Kafka events`` or ``no Kafka evidence``."""
+        if self.error:
+            return "not read"
+        if not self.evidence:
+            return "no Kafka evidence"
+        return f"{self.kind}, {self.events} Kafka record(s)/event(s)" if self.events else self.kind
 
     def to_json(self) -> dict:
         return {
@@ -50,6 +69,8 @@ class InputReport:
             "kind": self.kind,
             "era": self.era,
             "lines": self.lines,
+            "events": self.events,
+            "found": self.found,
             "skipped": self.skipped,
             "skip_reasons": dict(sorted(self.skip_reasons.items())),
             **({"notes": dict(sorted(self.notes.items()))} if self.notes else {}),
@@ -67,6 +88,7 @@ class ReadContext:
     report: InputReport
     end_state: object = None  # the dump parser's section state after the last line (reading in ranges)
     shapes: list[str] = field(default_factory=list)  # era evidence, in the order it was seen
+    configs: list = field(default_factory=list)  # configuration files read (lint ConfigFile), shared by the run
 
     def skip(self, reason: str, n: int = 1) -> None:
         self.report.skipped += n
@@ -79,3 +101,13 @@ class ReadContext:
     def saw_kind(self, kind: str) -> None:
         if kind not in self.report.kinds:
             self.report.kinds.append(kind)
+
+
+def counted(chunks: Iterator[tuple[str, object]], report: InputReport) -> Iterator[tuple[str, object]]:
+    """Pass a reader's chunks on, counting the Kafka records and events they carry in ``report``."""
+    for table, chunk in chunks:
+        if isinstance(chunk, dict):
+            report.events += len(next(iter(chunk.values()))) if chunk else 0
+        else:
+            report.events += len(chunk)  # type: ignore[arg-type]
+        yield table, chunk

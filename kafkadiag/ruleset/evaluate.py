@@ -81,7 +81,7 @@ def rule_findings(
     data = {c: matched[c].tolist() for c in matched.columns}
     if rule.group_by:
         grouped = matched.groupby(list(rule.group_by), sort=False, dropna=False)
-        groups: Iterable[Sequence[int]] = grouped.indices.values()
+        groups: Iterable[Sequence[int]] = [g for g in grouped.indices.values() if len(g) >= rule.min_count]
     else:
         groups = ([i] for i in range(len(matched)))
     list_fields = _list_fields(rule)

@@ -8,20 +8,18 @@ directly. Problems from every file are collected and raised together as one Rule
 from __future__ import annotations
 
 import os
-from importlib import resources
 from pathlib import Path
 from typing import Iterable, Mapping
 
 import yaml
 
+from .. import builtin
 from ..facts.registry import FACT_TABLES
 from .errors import RuleError
 from .model import Rule, TableSpec
 from .parse import parse_document
 
-BUILTIN_PACKAGE = "kafkadiag.builtin_rules"
 RULE_SUFFIXES = (".yaml", ".yml")
-_CHECKOUT_RULES = Path(__file__).resolve().parents[2] / "rules"
 
 
 _SafeBase = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser when present: ~10x faster
@@ -71,12 +69,9 @@ def parse_rule_text(text: str, source: str, tables: Mapping[str, TableSpec] | No
 
 def builtin_rule_sources() -> list[tuple[str, str]]:
     """(``rules/<file>``, text) of every built-in rule file, sorted by file name."""
-    try:
-        root = resources.files(BUILTIN_PACKAGE)
-    except ModuleNotFoundError:
-        root = _CHECKOUT_RULES  # type: ignore[assignment]
-        if not _CHECKOUT_RULES.is_dir():
-            return []
+    root = builtin.builtin_root()
+    if not root.is_dir():
+        return []
     entries = sorted(
         (e for e in root.iterdir() if e.name.endswith(RULE_SUFFIXES) and e.is_file()), key=lambda e: e.name
     )

@@ -97,6 +97,7 @@ class Rule:
     when: Condition
     message: Template
     group_by: tuple[str, ...] = ()
+    min_count: int = 1  # with group_by: a group of fewer matching rows is no finding (one retried error is not)
     recommendations: tuple[RecommendationSpec, ...] = ()
     runbook: tuple[Template, ...] = ()
     docs: Docs = Docs()

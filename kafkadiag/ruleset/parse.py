@@ -36,7 +36,7 @@ CONFIG_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 FILE_KEYS = ("category", "description", "rules")
 REQUIRED_RULE_KEYS = ("id", "name", "table", "severity", "title", "when", "message")
-OPTIONAL_RULE_KEYS = ("category", "group_by", "recommendations", "runbook", "docs", "references")
+OPTIONAL_RULE_KEYS = ("category", "group_by", "min_count", "recommendations", "runbook", "docs", "references")
 RECOMMENDATION_KEYS = ("side", "config", "value", "reason", "when")
 OPERAND_KEYS = ("field", "config", "times", "plus")
 GROUP_KEYS = ("all", "any", "not")
@@ -252,6 +252,11 @@ def parse_rule(raw: object, path: str, file_category: str, source: str, tables: 
         if name_i in group_by:
             raise Invalid(f"{path}.group_by[{i}]", f"column '{name_i}' is listed twice")
         group_by.append(name_i)
+    min_count = node.get("min_count", 1)
+    if isinstance(min_count, bool) or not isinstance(min_count, int) or not 1 <= min_count <= 1_000_000:
+        raise Invalid(f"{path}.min_count", "expected a whole number from 1 to 1000000")
+    if min_count > 1 and not group_by:
+        raise Invalid(f"{path}.min_count", "needs group_by (it counts the rows of each group)")
     recs = tuple(
         _recommendation(r, f"{path}.recommendations[{i}]", table, columns)
         for i, r in enumerate(_list(node.get("recommendations", []), f"{path}.recommendations"))
@@ -274,6 +279,7 @@ def parse_rule(raw: object, path: str, file_category: str, source: str, tables: 
         when=when,
         message=_template(node["message"], f"{path}.message", columns),
         group_by=tuple(group_by),
+        min_count=min_count,
         recommendations=recs,
         runbook=runbook,
         docs=_docs(node["docs"], f"{path}.docs") if "docs" in node else Docs(),

@@ -28,7 +28,14 @@ CASES = {
     "MIS101": [J.format(s=2, lvl="ERROR", cls="KafkaProducer", msg="abort failed: java.lang.IllegalStateException: Cannot execute transactional method because we are in an error state")],
     "MIS102": [J.format(s=3, lvl="ERROR", cls="TransactionManager", msg="Invalid transition attempted from state COMMITTING_TRANSACTION to state ABORTING_TRANSACTION")],
     "IST101": [J.format(s=4, lvl="ERROR", cls="TransactionManager", msg="Invalid transition attempted from state READY to state COMMITTING_TRANSACTION")],
-    "CNA101": [J.format(s=5, lvl="ERROR", cls="TransactionManager", msg="Could not find coordinator: org.apache.kafka.common.errors.CoordinatorNotAvailableException: The coordinator is not available.")],
+    "CNA101": [J.format(s=s, lvl="ERROR", cls="TransactionManager", msg="Could not find coordinator: org.apache.kafka.common.errors.CoordinatorNotAvailableException: The coordinator is not available.")
+               for s in (5, 6, 7)],
+    "CNA102": [J.format(s=8, lvl="ERROR", cls="KafkaProducer", msg="initTransactions failed: org.apache.kafka.common.errors.TimeoutException: Timeout expired after 60000ms while awaiting InitProducerId")],
+    "CNA103": ["[2024-05-14 10:00:09,000] ERROR [ReplicaManager broker=1] Error processing append operation on partition __transaction_state-18 (kafka.server.ReplicaManager)",
+               "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(1) is insufficient to satisfy the min.isr requirement of 2 for partition __transaction_state-18"],
+    "MIS104": [J.format(s=1, lvl="ERROR", cls="KafkaProducer", msg="send failed: java.lang.IllegalStateException: Cannot perform a 'send' before completing a call to initTransactions when transactions are enabled.")],
+    "MIS105": ["[2024-05-14 10:00:02,446] ERROR [KafkaApi-1001] Number of alive brokers '1' does not meet the required replication factor '3' for the transactions state topic (configured via 'transaction.state.log.replication.factor'). This error can be ignored if the cluster is starting up and not all brokers are up yet. (kafka.server.KafkaApis)"],
+    "CCT102": [J.format(s=3, lvl="ERROR", cls="KafkaProducer", msg="sendOffsetsToTransaction failed: org.apache.kafka.common.errors.ConcurrentTransactionsException: The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.")],
     "CCT101": [J.format(s=6, lvl="WARN", cls="TransactionManager", msg="Got error CONCURRENT_TRANSACTIONS for AddPartitionsToTxn, retrying")],
 }
 
@@ -40,6 +47,10 @@ HEALTHY = [
     J.format(s=5, lvl="INFO", cls="TransactionManager", msg="Transition from state ABORTING_TRANSACTION to READY"),
     "[2024-05-14 10:00:06,000] INFO [TransactionCoordinator id=1] Initialized transactionalId orders-tx-1 with producerId 1000 and producer epoch 1 on partition __transaction_state-12 (kafka.coordinator.transaction.TransactionCoordinator)",
     "2024-05-14 10:00:07,000 INFO [main] o.a.k.c.c.i.ConsumerCoordinator - [Consumer clientId=c-1, groupId=orders] Revoke previously assigned partitions orders-0",
+    # one retried coordinator move and one retried CONCURRENT_TRANSACTIONS are not findings
+    J.format(s=8, lvl="WARN", cls="TransactionManager", msg="Got error NOT_COORDINATOR for FindCoordinator, retrying"),
+    J.format(s=9, lvl="ERROR", cls="TransactionManager", msg="Could not find coordinator: org.apache.kafka.common.errors.CoordinatorNotAvailableException: The coordinator is not available."),
+    J.format(s=9, lvl="WARN", cls="TransactionManager", msg="Got error CONCURRENT_TRANSACTIONS for AddPartitionsToTxn, retrying"),
 ]
 
 

@@ -51,7 +51,7 @@ def test_python_logging_re_emits_librdkafka_and_prints_tracebacks() -> None:
     assert (txnerr["error"], txnerr["txn_state"], txnerr["time"]) == ("REQUEST_TIMED_OUT", "BeginCommit", utc_ms("2024-05-14T15:01:02.871"))
     traceback = result.at(4)
     assert traceback["lines"] == 12 and traceback["library"] == "confluent-kafka-python"
-    assert traceback["errors"] == "TIMED_OUT,FENCED" and traceback["error"] == "FENCED"
+    assert traceback["errors"] == "TIMED_OUT,FENCED,TXN_CALL_TIMEOUT" and traceback["error"] == "FENCED"
     assert traceback["exceptions"] == "KafkaException"
     bare = result.at(17)  # logging.basicConfig's LEVEL:name:message, no time
     assert (bare["level"], bare["time"], bare["logger"], bare["error"]) == ("WARN", -1, "FATAL", "FENCED")

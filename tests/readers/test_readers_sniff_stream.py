@@ -60,7 +60,7 @@ def test_event_stream_over_a_directory_of_mixed_inputs(tmp_path) -> None:
     a, b, c, d = stream.reports
     assert a.kinds == ["dump-log/data"] and a.era == "3.2+" and a.skipped == 0
     assert b.kinds and b.kinds[0].startswith("log/") and b.lines == 3  # a log line: the log reader's input
-    assert c.kinds == ["unknown"] and c.skip_reasons == {"binary data": 5}
+    assert c.kinds == ["binary"] and c.skip_reasons == {"binary data": 5}
     assert d.kinds == [] and d.lines == 0 and d.skipped == 0
     assert all(r.error == "" for r in stream.reports)
     assert a.to_json()["kind"] == "dump-log/data"

@@ -231,8 +231,10 @@ rules:
 def test_builtin_rules_from_checkout_folder(tmp_path, monkeypatch):
     (tmp_path / "hanging.yaml").write_text(yaml.safe_dump(BASE))
     (tmp_path / "notes.txt").write_text("not a rule file")
-    monkeypatch.setattr(loader, "BUILTIN_PACKAGE", "kafkadiag_no_such_package.rules")
-    monkeypatch.setattr(loader, "_CHECKOUT_RULES", tmp_path)
+    from kafkadiag import builtin
+
+    monkeypatch.setattr(builtin, "BUILTIN_PACKAGE", "kafkadiag_no_such_package.rules")
+    monkeypatch.setattr(builtin, "CHECKOUT_RULES", tmp_path)
     assert loader.builtin_rule_sources()[0][0] == "rules/hanging.yaml"
     rules = load_rules()
     assert [r.source for r in rules] == ["rules/hanging.yaml"]

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from kafkadiag.readers.logs import broker, errornames
+from kafkadiag.readers.logs.client_errors import client_errors
 from kafkadiag.readers.logs.fields import Fields, read_pairs, read_phrases, strip_context
 from kafkadiag.readers.logs.head import BROKER, JAVA, LIBRDKAFKA, Head
 from kafkadiag.readers.logs.library import classify, family_of
@@ -97,6 +98,9 @@ def describe(ev: RawEvent, known_broker: bool) -> tuple[dict[str, object], str] 
     joined = texts[0] if len(texts) == 1 else "\n".join(texts)
     exceptions = trace.exceptions if trace is not None and trace.exceptions else exceptions_in_text(message)
     errors = errornames.find_errors(joined, exceptions)
+    errors += [name for name in client_errors(joined) if name not in errors]
+    # `error` is the main protocol error; client conditions only add to `errors`
+    main = errornames.main_error([e for e in errors if e in errornames.KAFKA_ERRORS or e in errornames.LOCAL_ERRORS])
     if family == BROKER and not broker.relevant(level, logger, component, message, errors):
         return None
     source, library = classify(family or "text", logger, texts, errornames.KAFKA_ERRORS)
@@ -114,7 +118,7 @@ def describe(ev: RawEvent, known_broker: bool) -> tuple[dict[str, object], str] 
         "client_id": fields.client_id, "transactional_id": fields.transactional_id, "group_id": fields.group_id,
         "producer_id": fields.producer_id, "producer_epoch": fields.producer_epoch, "topic": fields.topic,
         "partition": fields.partition, "coordinator_id": fields.coordinator_id,
-        "error": errornames.main_error(errors), "errors": ",".join(errors),
+        "error": main, "errors": ",".join(errors),
         "exception": exceptions[0] if exceptions else "", "root_cause": exceptions[-1] if exceptions else "",
         "exceptions": ",".join(exceptions), "state_from": fields.state_from, "state_to": fields.state_to,
         "start_offset": -1, "duration_ms": -1, "timeout_ms": fields.timeout_ms, "txn_state": fields.txn_state,

@@ -11,6 +11,7 @@ never straddles two blocks unless it is longer than ``MAX_PENDING``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import BinaryIO, Iterator
 
@@ -22,7 +23,7 @@ from kafkadiag.readers.logs.blocks import BLOCK_SIZE, LINE_CAP, whole_lines
 from kafkadiag.readers.logs.clean import clean, is_blank
 from kafkadiag.readers.logs.event import COLUMNS, RawEvent, full_row
 from kafkadiag.readers.logs.fastline import DROPPED, UNCACHEABLE, LineTemplates
-from kafkadiag.readers.logs.head import BROKER, TEXT, TOOL, Head
+from kafkadiag.readers.logs.head import BROKER, LIBRDKAFKA, TEXT, TOOL, Head
 from kafkadiag.readers.logs.hits import hit_mask, line_array, stamp_mask
 from kafkadiag.readers.logs.layouts import Recognisers
 from kafkadiag.readers.logs.stack import is_shaped, starts_new_event
@@ -204,8 +205,16 @@ class _LogReader:
         return claimed
 
     def _extend(self, h: int, limit: int) -> int:
-        """End (exclusive) of the event starting at line ``h``."""
+        """End (exclusive) of the event starting at line ``h``.
+
+        An unindented line that names an error starts an event of its own unless it is part of
+        a trace (an exception header under a Java or Python log line): a pasted error must not
+        be glued onto the chatter above it. librdkafka's lines never continue, so after one
+        only wrapped text does.
+        """
         prefix = self._cleaned(h)[0]
+        head = self._head(h)
+        one_line = head is not None and head.family == LIBRDKAFKA
         free = 0
         j = h + 1
         stop = min(limit, h + MAX_EVENT_LINES)
@@ -230,8 +239,12 @@ class _LogReader:
             if self._head(j) is not None or starts_new_event(text):
                 break
             if is_shaped(text):
+                if one_line:
+                    break
                 j += 1
                 continue
+            if _ERRORISH.search(text):
+                break
             if free < MAX_FREE_LINES:
                 free += 1
                 j += 1
@@ -335,6 +348,10 @@ class _LogReader:
             self.ctx.saw_kind("log/" + (families[0] if families else TEXT))
 
 
+#: A free line that names an error (an exception, an UPPER_SNAKE error name, a client's error object).
+_ERRORISH = re.compile(
+    r"[A-Za-z](?:Exception|Error)\b|\b_?[A-Z]{2,}(?:_[A-Z]{2,})+\b|KafkaError\{|\b(?:Local|Broker|kafka server): [A-Z]"
+)
 _CLIENT = COLUMNS.index("client_id")
 _TXN = COLUMNS.index("transactional_id")
 #: First characters of a stamped line that cannot carry a container prefix.

@@ -26,6 +26,29 @@ _TABLES: dict[tuple[str, ...], tuple[str, str]] = {
         "Duration(min)",
     ): ("kafka-transactions", "find-hanging"),
 }
+#: Columns a table must have, and may have, to be recognised whatever the tool's version prints
+#: (``find-hanging`` printed ``Duration(s)`` and no ``CoordinatorEpoch`` before it printed minutes).
+_VARIANTS: tuple[tuple[frozenset[str], frozenset[str], tuple[str, str]], ...] = (
+    (frozenset({"Topic", "Partition", "ProducerId", "StartOffset"}),
+     frozenset({"ProducerEpoch", "CoordinatorEpoch", "LastTimestamp", "Duration(min)", "Duration(s)", "Duration(ms)"}),
+     ("kafka-transactions", "find-hanging")),
+    (frozenset({"TransactionalId", "ProducerId", "TransactionState"}),
+     frozenset({"CoordinatorId", "Coordinator", "ProducerEpoch", "TransactionTimeoutMs", "CurrentTransactionStartTimeMs",
+                "TransactionDurationMs", "TopicPartitions"}),
+     ("kafka-transactions", "describe")),
+)
+
+
+def _by_columns(cells: tuple[str, ...]) -> tuple[str, str] | None:
+    names = set(cells)
+    for core, extra, known in _VARIANTS:
+        if core <= names and names <= core | extra:
+            if known[1] == "describe" and "TransactionTimeoutMs" not in names and "TopicPartitions" not in names:
+                return ("kafka-transactions", "list")
+            return known
+    return None
+
+
 _GROUP_COLUMNS = frozenset({"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
                             "HOST", "CLIENT-ID", "COORDINATOR(ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS",
                             "#PARTITIONS", "ASSIGNMENT", "LEADER-EPOCH", "OWNER"})
@@ -48,7 +71,7 @@ def tool_header(text: str) -> Table | None:
     cells = tuple(text.replace("COORDINATOR (ID)", "COORDINATOR(ID)").split())
     if len(cells) < 3:
         return None
-    known = _TABLES.get(cells)
+    known = _TABLES.get(cells) or _by_columns(cells)
     if known is not None:
         return Table(known[0], known[1], cells)
     if "GROUP" in cells or "TOPIC" in cells:
@@ -134,7 +157,22 @@ def row_fields(table: Table, row: dict[str, str]) -> dict[str, object]:
         out["topic"] = row.get("Topic", "")
         out["partition"] = num("Partition")
         out["start_offset"] = num("StartOffset")
-        out["time"] = num("LastTimestamp")
-        minutes = num("Duration(min)")
-        out["duration_ms"] = minutes * 60_000 if minutes >= 0 else -1
+        out["time"] = num("LastTimestamp") if row.get("LastTimestamp", "").isdigit() else _iso_ms(row.get("LastTimestamp", ""))
+        for col, unit in (("Duration(min)", 60_000), ("Duration(s)", 1000), ("Duration(ms)", 1)):
+            if col in row:
+                value = num(col)
+                out["duration_ms"] = value * unit if value >= 0 else -1
     return out
+
+
+def _iso_ms(text: str) -> int:
+    """Epoch milliseconds of an ISO-8601 instant (``2022-06-06T03:16:47Z``), -1 if it is not one."""
+    from datetime import datetime, timezone
+
+    try:
+        instant = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return -1
+    if instant.tzinfo is None:
+        instant = instant.replace(tzinfo=timezone.utc)  # the tool prints UTC
+    return int(instant.timestamp() * 1000)

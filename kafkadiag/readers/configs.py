@@ -1,0 +1,87 @@
+"""Configuration files given to ``analyze`` as ordinary inputs, read exactly as ``--config`` and ``lint`` read them.
+
+People attach ``server.properties``, a producer ``.properties``, a Spring ``application.yml`` or a
+librdkafka config dict to an incident next to the logs. Such a file is recognised by its content
+(every line a setting, at least one a Kafka setting, no log line among them), parsed by the lint
+parsers, and handed to the engine: its values set the thresholds the rules use, and the config
+rules check it as part of the same deployment.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import BinaryIO, Iterator
+
+from kafkadiag.readers import sniff
+from kafkadiag.readers.base import ReadContext
+
+MAX_CONFIG_BYTES = 8 << 20  # a config larger than this is not a config
+_COMMENT = ("#", "!", "//")
+_LOGGISH = re.compile(r"^\s*(?:\[?\d{4}[-/]\d\d[-/]\d\d|\[?\d\d:\d\d:\d\d|%\d\||(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\b)")
+_PROPERTY = re.compile(r"^[A-Za-z_][\w.\-\[\]]*\s*[=:]")
+
+
+def detect_config(head: bytes) -> tuple[int, str] | None:
+    """``(score, "config/<dialect>")`` for a head that is a Kafka configuration file."""
+    if sniff.looks_binary(head):
+        return None
+    text = head.decode("utf-8", "replace")
+    if len(head) >= sniff.HEAD_BYTES:
+        text = text[: text.rfind("\n") + 1]  # the head may end mid-line
+    lines = [ln for ln in (s.rstrip() for s in text.splitlines()) if ln.strip() and not ln.lstrip().startswith(_COMMENT)]
+    if not lines or any(_LOGGISH.match(ln) for ln in lines[:200]):
+        return None
+    parsed = parse_config(text, "input")
+    if parsed is None:
+        return None
+    cfg, dialect = parsed
+    if cfg.fmt == "properties" and sum(1 for ln in lines if _PROPERTY.match(ln.lstrip())) < 0.8 * len(lines):
+        return None  # prose or a log that happens to hold a few `key=value` lines
+    return max(1, len(cfg.entries)), f"config/{dialect}"
+
+
+def parse_config(text: str, shown: str):
+    """``(ConfigFile, dialect)`` of a text that holds Kafka settings, None otherwise."""
+    from kafkadiag.lint.detect import detect_dialect
+    from kafkadiag.lint.load import InputError, read_config
+
+    try:
+        cfg = read_config(Path(shown), shown, True, text)
+    except (InputError, ValueError, RecursionError):
+        return None
+    dialect = detect_dialect(cfg) if cfg.entries else None
+    if not dialect:
+        return None
+    cfg.dialect = dialect
+    return cfg, dialect
+
+
+def read_config_input(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, object]]:
+    """Parse the whole (small) file; hand the parsed config to the run, yield no event rows."""
+    data = stream.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        ctx.skip("configuration file larger than 8 MiB", 1)
+        return iter(())
+    raw = data.decode("utf-8") if _utf8(data) else data.decode("latin-1")
+    ctx.report.lines = raw.count("\n") + (1 if raw and not raw.endswith("\n") else 0)
+    parsed = parse_config(raw, ctx.path)
+    if parsed is None:
+        ctx.skip("not a Kafka configuration", max(1, ctx.report.lines))
+        return iter(())
+    cfg, dialect = parsed
+    ctx.saw_kind(f"config/{dialect}")
+    ctx.report.events += len(cfg.entries)
+    ctx.configs.append(cfg)
+    return iter(())
+
+
+def _utf8(data: bytes) -> bool:
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+sniff.register("config", detect_config)

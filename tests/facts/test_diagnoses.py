@@ -55,12 +55,14 @@ def test_timeout_from_data_recommends_timeout():
     assert [(r.side, r.config, r.value) for r in f.recommendations] == [("producer", "transaction.timeout.ms", "120000")]
 
 
-def test_hanging_error_and_recent_open_warning():
-    rows = [batch(0, 1, 0, seq=0, ts=T0), batch(1, 3, 0, seq=0, ts=T0 + 1_000_000), batch(2, 2, 0, seq=0, ts=T0 + 1_000_100)]
+def test_hanging_error_past_timeout_warning_and_in_flight_info():
+    rows = [batch(0, 1, 0, seq=0, ts=T0), batch(1, 4, 0, seq=0, ts=T0 + 800_000), batch(2, 3, 0, seq=0, ts=T0 + 1_000_000),
+            batch(3, 2, 0, seq=0, ts=T0 + 1_000_100)]
     findings = run(facts(rows, v2_possible=False))
     by_pid = {f.subject.producer_id: (f.rule, f.severity) for f in findings}
-    assert by_pid[1] == ("HNG001", "error")
-    assert by_pid[3] == ("HNG002", "warning")
+    assert by_pid[1] == ("HNG001", "error")  # older than transaction.max.timeout.ms
+    assert by_pid[4] == ("HNG002", "warning")  # 200 s: past transaction.timeout.ms (60 s), not yet hanging
+    assert by_pid[3] == ("HNG009", "info")  # 100 ms: in flight
     hang = [f for f in findings if f.rule == "HNG001"][0]
     assert any("abort --topic orders --partition 0 --start-offset 0" in step for step in hang.runbook)
 

@@ -188,7 +188,9 @@ def table(outcomes: list[Outcome]) -> str:
                 parts.append("missed " + ",".join(sorted(o.missed)))
             if o.wrong:
                 parts.append("wrong " + ",".join(sorted(o.wrong)))
-            if o.error:
+            if o.exit_code == 2 and o.case.negative:
+                parts.append("no Kafka evidence (exit 2)")
+            elif o.error:
                 parts.append(f"error: {o.error}")
             rows.append(f"  {o.case.slug}: " + "; ".join(parts))
     return "\n".join(rows)

@@ -188,6 +188,8 @@ class _LogReader:
             h = h0
             while h > prev_end and not stamped[h] and self._head(h) is None:
                 h -= 1
+            if not stamped[h] and self._head(h) is None and is_blank(self._text(h)):
+                h = h0  # no start line above, only prose and blank lines: the evidence is an event of its own
             head = self._head(h)
             if head is not None and head.family == TOOL and "table" in head.fields:
                 end = self._table(h, head, limit, byte_starts)

@@ -8,7 +8,7 @@ from loghelp import read_fixture, read_log
 def test_kafka_transactions_list_describe_producers_and_find_hanging() -> None:
     result = read_fixture("kafka_transactions.txt")
     assert result.report.kinds == ["log/tool"]
-    assert result.report.notes == {"other log lines": 4}  # the four `$ kafka-transactions.sh ...` command lines
+    assert result.report.notes == {"shell command lines": 4}  # the four `$ kafka-transactions.sh ...` command lines
     assert set(result.events["source"]) == {"tool"} and set(result.events["library"]) == {"kafka-transactions"}
     listed = result.events[result.events["logger"] == "list"]
     assert list(listed["transactional_id"]) == ["orders-api-tx-0", "billing-tx-7", "reports-tx-3"]

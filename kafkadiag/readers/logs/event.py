@@ -25,7 +25,7 @@ COLUMNS = tuple(LOG_EVENTS.names)
 PLACE_COLUMNS = ("file_id", "line", "byte", "lines", "seq", "time")
 DERIVED = tuple(c for c in COLUMNS if c not in PLACE_COLUMNS)
 
-_PROMPT = re.compile(r"[$#] \S")
+PROMPT = re.compile(r"[$#] \S")  # a shell command line pasted above its output
 #: Words that tie a line without a known Kafka logger to Kafka.
 _KAFKA_WORDS = (
     "afka", "KAFKA", "ransactional", "roducerId", "roducer id", "roducer_id", "PID{", "__transaction_state", "enced",
@@ -64,7 +64,7 @@ def describe(ev: RawEvent, known_broker: bool) -> tuple[dict[str, object], str] 
         if not message.strip() and ev.rest:  # ``fail: Category[0]`` puts the message on the next line
             message = ev.rest[0].strip()
     else:
-        if _PROMPT.match(ev.first):
+        if PROMPT.match(ev.first):
             return None  # a shell command line pasted with the output
         trace = parse_trace([ev.first] + ev.rest)
         message = trace.first_header or ev.first.strip()

@@ -21,7 +21,7 @@ import pandas as pd
 from kafkadiag.readers.base import ReadContext
 from kafkadiag.readers.logs.blocks import BLOCK_SIZE, LINE_CAP, whole_lines
 from kafkadiag.readers.logs.clean import clean, is_blank
-from kafkadiag.readers.logs.event import COLUMNS, RawEvent, full_row
+from kafkadiag.readers.logs.event import COLUMNS, PROMPT, RawEvent, full_row
 from kafkadiag.readers.logs.fastline import DROPPED, UNCACHEABLE, LineTemplates
 from kafkadiag.readers.logs.head import BROKER, LIBRDKAFKA, TEXT, TOOL, Head
 from kafkadiag.readers.logs.hits import hit_mask, line_array, stamp_mask
@@ -179,6 +179,11 @@ class _LogReader:
         for h0 in hits.tolist():
             if h0 < prev_end:
                 continue
+            if not stamped[h0] and PROMPT.match(self._text(h0)):
+                claimed += 1  # a pasted command line is not evidence (its output is), nor an unreadable line
+                self.ctx.note("shell command lines")
+                prev_end = h0 + 1
+                continue
             if self.fast and stamped[h0] and (h0 + 1 >= limit or stamped[h0 + 1]):
                 done = self._single(h0, byte_starts)
                 if done >= 0:
@@ -188,8 +193,8 @@ class _LogReader:
             h = h0
             while h > prev_end and not stamped[h] and self._head(h) is None:
                 h -= 1
-            if not stamped[h] and self._head(h) is None and is_blank(self._text(h)):
-                h = h0  # no start line above, only prose and blank lines: the evidence is an event of its own
+            if not stamped[h] and self._head(h) is None and (is_blank(self._text(h)) or PROMPT.match(self._text(h))):
+                h = h0  # no start line above, only prose, a command line or blank lines: the evidence is its own event
             head = self._head(h)
             if head is not None and head.family == TOOL and "table" in head.fields:
                 end = self._table(h, head, limit, byte_starts)

@@ -35,6 +35,9 @@ CASES = {
                "org.apache.kafka.common.errors.NotEnoughReplicasException: The size of the current ISR Set(1) is insufficient to satisfy the min.isr requirement of 2 for partition __transaction_state-18"],
     "MIS104": [J.format(s=1, lvl="ERROR", cls="KafkaProducer", msg="send failed: java.lang.IllegalStateException: Cannot perform a 'send' before completing a call to initTransactions when transactions are enabled.")],
     "MIS105": ["[2024-05-14 10:00:02,446] ERROR [KafkaApi-1001] Number of alive brokers '1' does not meet the required replication factor '3' for the transactions state topic (configured via 'transaction.state.log.replication.factor'). This error can be ignored if the cluster is starting up and not all brokers are up yet. (kafka.server.KafkaApis)"],
+    "FEN102": ["[2024-05-14 10:00:0{s},000] INFO [TransactionCoordinator id=1] Initialized transactionalId orders-tx-1 with producerId 1000 "
+               "and producer epoch {e} on partition __transaction_state-12 (kafka.coordinator.transaction.TransactionCoordinator)".format(s=s, e=s + 2)
+               for s in (1, 2, 3)],
     "CCT102": [J.format(s=3, lvl="ERROR", cls="KafkaProducer", msg="sendOffsetsToTransaction failed: org.apache.kafka.common.errors.ConcurrentTransactionsException: The producer attempted to update a transaction while another concurrent operation on the same transaction was ongoing.")],
     "CCT101": [J.format(s=6, lvl="WARN", cls="TransactionManager", msg="Got error CONCURRENT_TRANSACTIONS for AddPartitionsToTxn, retrying")],
 }

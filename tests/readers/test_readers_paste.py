@@ -80,3 +80,17 @@ def test_one_file_holding_a_dump_a_client_log_and_a_tool_table(tmp_path: Path) -
     text = note.read_text().splitlines()
     assert all("offset:" in text[n - 1] for n in lines["batches"])
     assert any("find-hanging" not in text[n - 1] and "913095344" in text[n - 1] for n in lines["log_events"])
+
+
+@pytest.mark.parametrize("damage", ["> ", "> > ", "{n} | ", "&gt; "])
+def test_a_damaged_client_log_is_read_like_the_clean_one(tmp_path: Path, damage: str) -> None:
+    clean_log = (ROOT / "fixtures" / "logs" / "java_spring_boot.log").read_text()
+    damaged = "".join(damage.format(n=i + 1) + line for i, line in enumerate(clean_log.splitlines(keepends=True)))
+    (tmp_path / "clean.log").write_text(clean_log)
+    (tmp_path / "damaged.log").write_text(damaged.replace('"', "&quot;") if damage.startswith("&") else damaged)
+
+    def events(name: str) -> list[tuple]:
+        frames = [f for t, f in EventStream([str(tmp_path / name)], ReadOptions()) if t == "log_events"]
+        return [(r.line, r.level, r.error, r.transactional_id, r.exception) for f in frames for r in f.itertuples()]
+
+    assert events("damaged.log") == events("clean.log") and events("clean.log")

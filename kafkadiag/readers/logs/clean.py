@@ -1,16 +1,20 @@
 """Undo what terminals, containers and chat tools do to log lines before they reach us.
 
 Lines arrive with CR endings, ANSI colours, ``docker compose``/``kubectl --prefix`` container
-prefixes, markdown escapes (``\\_\\_transaction\\_state`` from a pasted issue) and curly quotes.
+prefixes, markdown escapes (``\\_\\_transaction\\_state`` from a pasted issue), HTML entities, ``>``
+quote markers, an editor's line numbers and curly quotes.
 Each is checked with a cheap test first, so clean lines cost a few string probes.
 """
 
 from __future__ import annotations
 
+import html
 import re
 
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
 _MD_ESCAPE = re.compile(r"\\([_*\[\]<>#`|~{}-])")
+_ENTITY = re.compile(r"&(?:[a-zA-Z]{2,6}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")
+_QUOTE = re.compile(r"(?:>[ \t]?)+")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\ufeff": None})
 #: ``kafka_1  | ``, ``broker-1 | ``, ``[pod/name/container] `` (the prefix container runtimes add).
 _CONTAINER = re.compile(r"(?:[A-Za-z0-9][\w.\-]{0,62}\s*\| |\[pod/[^\]\s]+\] )")
@@ -28,13 +32,18 @@ def clean(line: str) -> tuple[str, str]:
         line = line.translate(_QUOTES)
     if "\\" in line:
         line = _MD_ESCAPE.sub(r"\1", line)
+    if "&" in line and _ENTITY.search(line):
+        line = html.unescape(line)
     prefix = ""
+    if line[:1] == ">":
+        line = line[_QUOTE.match(line).end():]  # type: ignore[union-attr]
+        prefix = ">"  # a quoted block: its lines belong together, the unquoted text after it does not
     if line.find("| ", 0, 70) >= 0 or line.startswith("[pod/"):
         m = _CONTAINER.match(line)
         if m and not _looks_like_table_cell(line, m.end()):
             name = m.group(0).split("|")[0].strip().strip("[]")
             if name.upper() not in _NOT_CONTAINERS:
-                prefix = name
+                prefix += "#" if name.isdigit() else name  # an editor's line number is the same margin on every line
                 line = line[m.end():]
     return prefix, line
 

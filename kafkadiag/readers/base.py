@@ -61,7 +61,12 @@ class InputReport:
             return "not read"
         if not self.evidence:
             return "no Kafka evidence"
-        return f"{self.kind}, {self.events} Kafka record(s)/event(s)" if self.events else self.kind
+        if not self.events:
+            return self.kind
+        families = {k.split("/", 1)[0] for k in self.kinds}
+        what = ("settings" if families == {"config"} else "Kafka records" if families == {"dump-log"}
+                else "Kafka events" if families == {"log"} else "Kafka records and events")
+        return f"{self.kind}, {self.events} {what}"
 
     def to_json(self) -> dict:
         return {

@@ -19,7 +19,7 @@ def render_markdown(report: Report, out: TextIO) -> None:
     if report.inputs:
         out.write("| input | kind | era | lines | skipped |\n|---|---|---|---:|---:|\n")
         for item in report.inputs:
-            out.write(f"| {_cell(item['path'])} | {_cell(item.get('error') or item.get('kind', ''))} | {_cell(item.get('era', ''))} "
+            out.write(f"| {_cell(item['path'])} | {_cell(item.get('error') or item.get('found') or item.get('kind', ''))} | {_cell(item.get('era', ''))} "
                       f"| {item.get('lines', '')} | {item.get('skipped', '')} |\n")
         out.write("\n")
     for f in report.findings:

@@ -85,7 +85,7 @@ def _inputs(console: Console, report: Report) -> None:
             table.add_row(f"{len(items)} file{'' if len(items) == 1 else 's'}", escape(kind), era, str(sum(i.get("lines", 0) for i in items)), "0")
         rows = [item for item in rows if item.get("error") or item.get("skipped")]
     for item in rows:
-        kind = item.get("error") or item.get("kind", "")
+        kind = item.get("error") or item.get("found") or item.get("kind", "")
         table.add_row(escape(item["path"]), escape(kind), item.get("era", ""), str(item.get("lines", "")), str(item.get("skipped", "")))
     console.print(table)
     defaults = [c["key"] for c in report.config if c.get("default")]

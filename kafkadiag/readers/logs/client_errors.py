@@ -38,6 +38,7 @@ class ClientError:
     #: Lower-case literals one of which every match contains ('' when a pattern has none): a
     #: substring test on the lowered text settles most events before any regex runs.
     needles: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()  # as written in the file
 
     def search(self, text: str, lowered: str) -> bool:
         if self.needles and not any(n in lowered for n in self.needles):
@@ -49,7 +50,7 @@ _META = set("\\[](){}.*+?|^$")
 
 
 def needle(pattern: str) -> str:
-    """The longest literal every match of ``pattern`` contains (lower case), '' if it has none of 4+ characters."""
+    """The longest literal every match of ``pattern`` contains (as written), '' if it has none of 4+ characters."""
     best, piece, depth, i = "", "", 0, 0
     while i < len(pattern):
         c = pattern[i]
@@ -74,7 +75,7 @@ def needle(pattern: str) -> str:
             piece += c
         i += 1
     best = max(best, piece, key=len)
-    return best.lower() if len(best.strip()) >= 4 else ""
+    return best if len(best.strip()) >= 4 else ""
 
 
 def parse(doc: object, source: str = RESOURCE) -> tuple[ClientError, ...]:
@@ -105,11 +106,12 @@ def parse(doc: object, source: str = RESOURCE) -> tuple[ClientError, ...]:
         if not isinstance(category, str) or not category:
             raise VocabularyError(f"{where}.category: expected a category name")
         examples = tuple(str(e) for e in entry.get("examples") or ())
-        needles = tuple(needle(p) for p in patterns)
+        needles = tuple(needle(p).lower() for p in patterns)
         error = entry.get("error", name)
         if not isinstance(error, str) or not _NAME.fullmatch(error):
             raise VocabularyError(f"{where}.error: expected an UPPER_SNAKE protocol error name")
-        out.append(ClientError(name, category, tier, pattern, examples, error, () if "" in needles else needles))
+        out.append(ClientError(name, category, tier, pattern, examples, error, () if "" in needles else needles,
+                               tuple(patterns)))
     return tuple(out)
 
 
@@ -132,3 +134,18 @@ def client_errors(text: str) -> list[str]:
         if entry.error not in found and entry.search(text, lowered):
             found.append(entry.error)
     return found
+
+
+def prefilter_needles(min_length: int = 12) -> tuple[str, ...]:
+    """Literals (as the clients write them) whose lines the log reader's pre-filter must keep.
+
+    Only distinctive ones: a short literal such as ``Failed to`` would make every line a candidate,
+    and the lines it stands for carry a Kafka word the pre-filter keeps anyway.
+    """
+    out: list[str] = []
+    for entry in vocabulary():
+        for pattern in entry.patterns:
+            literal = needle(pattern)
+            if len(literal.strip()) >= min_length and literal not in out:
+                out.append(literal)
+    return tuple(out)

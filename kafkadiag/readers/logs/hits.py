@@ -16,14 +16,30 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-#: Words that make a line worth parsing (case-sensitive literals).
-KEYWORDS = (
-    "KAFKA", "o.a.k.", "o.s.k.", "ransaction", "TRANSACTION", "roducer", "PRODUCER", "PID{", "enced", "FENCED",
-    "EPOCH", "COORDINATOR", "oordinator", "TIMED_OUT", "_STATE", "INCONSISTENT", "Local: ", "Broker: ", "Local_",
-    "thrd:", "txn", "Txn", "TXN", "sarama", "kgo", "LOG-END-OFFSET", "CURRENT-OFFSET", "clientId=", "groupId=",
-    "onsumer group", "\\_\\_transaction",
+from kafkadiag.readers.logs.client_errors import prefilter_needles
+from kafkadiag.readers.logs.vocabulary import prefilter_literals, token_literal
+
+#: Words that make a line worth parsing though they name no error (case-sensitive literals): Kafka's
+#: own words and logger abbreviations, librdkafka's thread tag and error-text prefixes, tool headers.
+BASE_KEYWORDS = (
+    "KAFKA", "o.a.k.", "o.s.k.", "ransaction", "TRANSACTION", "roducer", "PRODUCER", "PID{", "enced", "EPOCH",
+    "COORDINATOR", "oordinator", "Local: ", "Broker: ", "Local_", "thrd:", "txn", "Txn", "TXN", "sarama", "kgo",
+    "LOG-END-OFFSET", "CURRENT-OFFSET", "clientId=", "groupId=", "onsumer group", "\\_\\_transaction",
 )
-_KEYWORDS_RE = "|".join(re.escape(k) for k in KEYWORDS)
+#: ... and every error name and spelling of the error vocabulary that contains none of them, so that
+#: no known error is dropped before parsing.
+_CLIENT_NEEDLES = frozenset(prefilter_needles())
+KEYWORDS = prefilter_literals(BASE_KEYWORDS + tuple(sorted(_CLIENT_NEEDLES)))
+
+
+def _keyword_re(keyword: str) -> str:
+    """An error name matches only as a whole token (``_SSL`` is not in ``SASL_SSL``)."""
+    if keyword in BASE_KEYWORDS or keyword in _CLIENT_NEEDLES or not token_literal(keyword):
+        return re.escape(keyword)
+    return r"(?:^|[^A-Za-z0-9])" + re.escape(keyword) + r"(?:[^A-Za-z0-9]|$)"
+
+
+_KEYWORDS_RE = "|".join(_keyword_re(k) for k in KEYWORDS)
 _KAFKA_RE = "[Kk]afka"
 #: ``(kafka.server.ReplicaManager)`` / ``(org.apache.kafka.storage.x.Y)``: a broker (or shared) logger ending a line.
 _LOGGER_TAIL_RE = (

@@ -41,6 +41,7 @@ class InputReport:
     error: str = ""  # set when the input could not be read at all (missing, truncated .gz, ...)
     notes: Counter = field(default_factory=Counter)  # recognised tool messages worth telling (stack traces, trailing bytes)
     events: int = 0  # Kafka records and events found (batches, coordinator records, log events, config entries)
+    kafka_lines: int = 0  # lines of a log that mention Kafka (its clients' or brokers' own lines), events or not
     failed: bool = False  # a reader crashed on this input: the run must not pass for complete
 
     @property
@@ -49,10 +50,11 @@ class InputReport:
 
     @property
     def evidence(self) -> bool:
-        """Did this input hold anything Kafka? A dump or a config is evidence even when it is empty."""
+        """Did this input hold anything Kafka? A dump or a config is evidence even when it is empty, and so
+        is a healthy client or broker log (its lines are Kafka's, it just reports nothing wrong)."""
         if self.error:
             return False
-        return self.events > 0 or any(k.startswith(("dump-log/", "config/")) for k in self.kinds)
+        return self.events > 0 or self.kafka_lines > 0 or any(k.startswith(("dump-log/", "config/")) for k in self.kinds)
 
     @property
     def found(self) -> str:
@@ -62,7 +64,7 @@ class InputReport:
         if not self.evidence:
             return "no Kafka evidence"
         if not self.events:
-            return self.kind
+            return f"{self.kind}, no transaction events in {self.kafka_lines} Kafka lines" if self.kafka_lines else self.kind
         families = {k.split("/", 1)[0] for k in self.kinds}
         what = ("settings" if families == {"config"} else "Kafka records" if families == {"dump-log"}
                 else "Kafka events" if families == {"log"} else "Kafka records and events")

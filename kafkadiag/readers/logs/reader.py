@@ -112,6 +112,8 @@ class _LogReader:
                 return data  # one event so far: wait for the line that starts the next one
             keep = n
         hits = np.flatnonzero(hit_mask(arrow)[:keep])
+        if not self.doc_mode:
+            self.ctx.report.kafka_lines += len(hits)  # a client's or broker's own lines, with or without an event
         self._claimed_blank = 0
         claimed = self._events(hits, keep, byte_starts.tolist())
         blank = lines[:keep].count("") + lines[:keep].count("\r") - self._claimed_blank

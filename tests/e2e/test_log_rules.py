@@ -54,6 +54,9 @@ HEALTHY = [
     J.format(s=8, lvl="WARN", cls="TransactionManager", msg="Got error NOT_COORDINATOR for FindCoordinator, retrying"),
     J.format(s=9, lvl="ERROR", cls="TransactionManager", msg="Could not find coordinator: org.apache.kafka.common.errors.CoordinatorNotAvailableException: The coordinator is not available."),
     J.format(s=9, lvl="WARN", cls="TransactionManager", msg="Got error CONCURRENT_TRANSACTIONS for AddPartitionsToTxn, retrying"),
+    # an admin request refused at cluster level is not a producer's authorization problem
+    "2024-05-14 10:00:09,500 ERROR [main] c.e.orders.TopicBootstrap - Failed to create topic orders-dlq: "
+    "org.apache.kafka.common.errors.ClusterAuthorizationException: Cluster authorization failed.",
 ]
 
 

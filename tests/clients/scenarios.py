@@ -100,10 +100,19 @@ class NativeFormatHandler(logging.Handler):
         super().close()
 
 
+class _RepoFormatter(logging.Formatter):
+    """Tracebacks name files relative to the repository, so a recorded log says nothing of the machine."""
+
+    root = str(Path(__file__).resolve().parents[2]) + "/"
+
+    def formatException(self, ei) -> str:  # noqa: N802 - logging's name
+        return super().formatException(ei).replace(self.root, "")
+
+
 def _file_handler(path: Path) -> logging.FileHandler:
     """A plain application log file: standard formatter, UTC timestamps."""
     handler = logging.FileHandler(path, mode="w", encoding="utf-8")
-    formatter = logging.Formatter(PY_FORMAT)
+    formatter = _RepoFormatter(PY_FORMAT)
     formatter.converter = time.gmtime
     handler.setFormatter(formatter)
     return handler

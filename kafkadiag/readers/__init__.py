@@ -1,7 +1,8 @@
 """Readers: turn every input into chunks of the event tables in ``kafkadiag.tables``.
 
 :class:`EventStream` is the one entry point the rest of the tool uses: it expands the user's
-paths, sniffs each input, hands it to the reader registered for its kind and yields
+paths, sniffs each input, plans which readers read it through which view (:mod:`route`: a mixed
+paste is read by the dump and the log reader, each seeing only its own lines) and yields
 ``(table_name, DataFrame)`` chunks, streaming, one input after another. Per-input reports (kind,
 era, lines, skips, errors) are complete once iteration ends.
 """

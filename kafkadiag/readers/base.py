@@ -66,9 +66,8 @@ class InputReport:
         if not self.events:
             return f"{self.kind}, no transaction events in {self.kafka_lines} Kafka lines" if self.kafka_lines else self.kind
         families = {k.split("/", 1)[0] for k in self.kinds}
-        what = ("settings" if families == {"config"} else "Kafka records" if families == {"dump-log"}
-                else "Kafka events" if families == {"log"} else "Kafka records and events")
-        return f"{self.kind}, {self.events} {what}"
+        one, many = _WHAT.get(frozenset(families), ("Kafka record or event", "Kafka records and events"))
+        return f"{self.kind}, {self.events} {one if self.events == 1 else many}"
 
     def to_json(self) -> dict:
         return {
@@ -83,6 +82,14 @@ class InputReport:
             **({"notes": dict(sorted(self.notes.items()))} if self.notes else {}),
             **({"error": self.error} if self.error else {}),
         }
+
+
+#: Reader families -> how their records are called in the inputs table (one, many).
+_WHAT = {
+    frozenset({"config"}): ("setting", "settings"),
+    frozenset({"dump-log"}): ("Kafka record", "Kafka records"),
+    frozenset({"log"}): ("Kafka event", "Kafka events"),
+}
 
 
 @dataclass

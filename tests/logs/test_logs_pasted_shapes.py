@@ -1,0 +1,44 @@
+"""Evidence in the shapes people paste it: no layout, a language's repr, another library's log format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.readers import EventStream
+from kafkadiag.readers.base import ReadOptions
+
+SHAPES = {
+    # Kubernetes klog layout (Go operators and controllers)
+    "klog": ("E1123 17:04:05.123456   12345 producer.go:123] failed to commit transaction: kafka server: The producer "
+             "attempted to use a producer id which is not currently assigned to its transactional id\n",
+             "INVALID_PRODUCER_ID_MAPPING"),
+    # a Python dict holding confluent-kafka's KafkaError repr
+    "python-dict": ("{'error': KafkaError{code=_FENCED,val=-144,str=\"Failed to end transaction: Local: This instance has been "
+                    "fenced by a newer instance\"}, 'transactional_id': 'orders-tx-1', 'attempt': 3}\n", "FENCED"),
+    # a Go struct printed with %+v
+    "go-struct": ("commit failed: &{Err:INVALID_PRODUCER_EPOCH Message:Producer attempted to produce with an old epoch.}\n",
+                  "INVALID_PRODUCER_EPOCH"),
+    # KafkaJS error object through JSON.stringify: message and stack are JSON strings with \n inside
+    "kafkajs-json": ('{"name":"KafkaJSProtocolError","retriable":false,"type":"INVALID_PRODUCER_EPOCH","code":47,'
+                     '"message":"Producer attempted to produce with an old epoch","stack":"KafkaJSProtocolError: Producer '
+                     'attempted to produce with an old epoch\\n    at createErrorFromCode (node_modules/kafkajs/src/protocol/'
+                     'error.js:581:10)"}\n', "INVALID_PRODUCER_EPOCH"),
+    # a bare stack trace, no log line above it
+    "bare-trace": ("org.apache.kafka.common.KafkaException: Cannot execute transactional method because we are in an error state\n"
+                   "\tat org.apache.kafka.clients.producer.internals.TransactionManager.maybeFailWithError(TransactionManager.java:1010)\n"
+                   "Caused by: org.apache.kafka.common.errors.ProducerFencedException: There is a newer producer with the same "
+                   "transactionalId which fences the current one.\n", "PRODUCER_FENCED"),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_the_error_is_found_whatever_the_shape(tmp_path: Path, shape: str) -> None:
+    text, error = SHAPES[shape]
+    path = tmp_path / "paste.txt"
+    path.write_text(text)
+    stream = EventStream([str(path)], ReadOptions())
+    rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
+    assert rows and any(error in row.errors.split(",") for row in rows), [(r.line, r.errors) for r in rows]
+    assert rows[0].line == 1 and stream.reports[0].evidence

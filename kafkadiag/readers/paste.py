@@ -15,24 +15,21 @@ import re
 from dataclasses import dataclass
 from typing import BinaryIO, Callable
 
-from kafkadiag.readers.sniff import detect_dump_log
+from kafkadiag.readers.sniff import DUMP_LINE, STRONG_GROUPS, detect_dump_log, dump_line_kind
 
 #: What a paste puts in front of a line: indentation, ``>`` quote markers, an editor's line number.
 _DAMAGE_PREFIX = re.compile(rb"^(?:[ \t]*>)+[ \t]?|^[ \t]*\d{1,6}[ \t]*(?:\||\xe2\x94\x82)[ \t]?|^[ \t]+")
-_MD_ESCAPE = re.compile(rb"\\([_*\[\]<>#`|~{}-])")
-_ENTITY = re.compile(rb"&(?:[a-zA-Z]{2,6}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")
+_MD_ESCAPE = re.compile(r"\\([_*\[\]<>#`|~{}-])")
+_ENTITY = re.compile(r"&(?:[a-zA-Z]{2,6}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")
 
-#: A line of ``kafka-dump-log.sh`` output once repaired (the sniff patterns, one line at a time).
-_DUMP_LINE = re.compile(
-    rb"^(?:baseOffset: -?\d+ |\| offset: -?\d+ |offset: -?\d+ (?:position: |\.\.\. |CreateTime: |LogAppendTime: |"
-    rb"NoTimestampType: |isvalid: |keysize: |key: )|Dumping \S.*\.(?:log|index|timeindex|txnindex|snapshot)\s*$|"
-    rb"Starting offset: \d|Log starting offset: \d|producerId: -?\d+ producerEpoch: -?\d+ |"
-    rb"version: \d+ producerId: -?\d+ firstOffset: |\| key: |\| payload: |Non-consecutive offsets in |"
-    rb"Found \d+ invalid bytes at the end of |[^\n]*::TransactionMetadata\(transactionalId=|"
-    rb"\{\"key\":\{\"(?:version|type)\":0,\"data\":\{\"transactionalId\")"
-)
-#: Strong dump lines: batch, record and coordinator-record lines, not headers alone.
-_STRONG = re.compile(rb"^(?:baseOffset: -?\d+ |\| offset: |offset: -?\d+ |producerId: -?\d+ producerEpoch: |[^\n]*::TransactionMetadata\()")
+
+def unescape(text: str) -> str:
+    """Markdown escapes (``\\_\\_transaction\\_state``) and HTML entities undone (the log cleaner uses it too)."""
+    if "\\" in text:
+        text = _MD_ESCAPE.sub(r"\1", text)
+    if "&" in text and _ENTITY.search(text):
+        text = html.unescape(text)
+    return text
 
 
 def repair(line: bytes) -> bytes:
@@ -40,24 +37,21 @@ def repair(line: bytes) -> bytes:
     m = _DAMAGE_PREFIX.match(line)
     if m and m.end():
         line = line[m.end():]
-    if b"\\" in line:
-        line = _MD_ESCAPE.sub(rb"\1", line)
-    if b"&" in line and _ENTITY.search(line):
-        line = html.unescape(line.decode("utf-8", "replace")).encode("utf-8")
+    if b"\\" in line or b"&" in line:
+        line = unescape(line.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
     return line
 
 
 def is_dump_line(line: bytes) -> bool:
     """A line of ``kafka-dump-log.sh`` output (after repair)."""
-    return _DUMP_LINE.match(line) is not None
+    return DUMP_LINE.match(line) is not None
 
 
 @dataclass(frozen=True)
 class HeadProfile:
     """What the first lines of a text input hold, once repaired."""
 
-    dump_lines: int  # lines that are kafka-dump-log output after repair
-    strong_dump: int  # of those, batch, record and coordinator lines
+    strong_dump: int  # batch, record and coordinator-record lines (repaired or not)
     repaired_dump: int  # dump lines that needed repair to be seen
     other_lines: int  # non-blank lines that are not dump output
     repaired_head: bytes  # the head with every dump line repaired (for sniffing)
@@ -68,28 +62,28 @@ def profile(head: bytes) -> HeadProfile:
     lines = head.split(b"\n")
     if len(lines) > 1:
         lines.pop()
-    dump = strong = repaired = other = 0
+    strong = repaired = other = 0
     fixed: list[bytes] = []
     for raw in lines:
         line = raw.rstrip(b"\r")
         if not line.strip():
             fixed.append(line)
             continue
-        if _DUMP_LINE.match(line):
-            dump += 1
-            strong += _STRONG.match(line) is not None
+        kind = dump_line_kind(line)
+        if kind:
+            strong += kind in STRONG_GROUPS
             fixed.append(line)
             continue
         better = repair(line)
-        if better is not line and _DUMP_LINE.match(better):
-            dump += 1
+        kind = dump_line_kind(better) if better is not line else None
+        if kind:
             repaired += 1
-            strong += _STRONG.match(better) is not None
+            strong += kind in STRONG_GROUPS
             fixed.append(better)
             continue
         other += 1
         fixed.append(line)
-    return HeadProfile(dump, strong, repaired, other, b"\n".join(fixed) + b"\n")
+    return HeadProfile(strong, repaired, other, b"\n".join(fixed) + b"\n")
 
 
 def dump_in_head(p: HeadProfile) -> bool:
@@ -104,10 +98,10 @@ def dump_view_line(line: bytes) -> bytes:
     """A dump line, repaired and padded to its length; any other line as spaces."""
     body = line.rstrip(b"\r\n")
     end = line[len(body):]
-    if _DUMP_LINE.match(body):
+    if DUMP_LINE.match(body):
         return line
     better = repair(body)
-    if better is not body and _DUMP_LINE.match(better) and len(better) <= len(body):
+    if better is not body and DUMP_LINE.match(better) and len(better) <= len(body):
         return better + b" " * (len(body) - len(better)) + end
     return b" " * len(body) + end
 
@@ -115,7 +109,7 @@ def dump_view_line(line: bytes) -> bytes:
 def other_view_line(line: bytes) -> bytes:
     """Every line but dump output, as it is; dump lines as spaces."""
     body = line.rstrip(b"\r\n")
-    if _DUMP_LINE.match(body) or _DUMP_LINE.match(repair(body)):
+    if DUMP_LINE.match(body) or DUMP_LINE.match(repair(body)):
         return b" " * len(body) + line[len(body):]
     return line
 

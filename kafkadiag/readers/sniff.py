@@ -66,7 +66,7 @@ def looks_binary(head: bytes) -> bool:
 # kafka-dump-log text
 # ---------------------------------------------------------------------------------------------
 
-_DUMP_LINE = re.compile(
+DUMP_LINE = re.compile(
     rb"^(?:"
     rb"(?P<batch>baseOffset: -?\d+ )"
     rb"|(?P<index>offset: \d+ position: \d+\r?$|timestamp: -?\d+ offset: \d+\r?$)"
@@ -80,6 +80,16 @@ _DUMP_LINE = re.compile(
     rb")",
     re.M,
 )
+#: Groups of DUMP_LINE that only dump output has (headers, index and tool lines can stand alone).
+STRONG_GROUPS = frozenset({"batch", "record", "snapshot", "console"})
+
+
+def dump_line_kind(line: bytes) -> str | None:
+    """The DUMP_LINE group one line (no newline) belongs to, None if it is not dump output."""
+    m = DUMP_LINE.match(line)
+    return m.lastgroup if m else None
+
+
 _TXN_HINTS = (
     b"key: transaction_metadata::",
     b"key: transactionalId=",
@@ -93,7 +103,7 @@ _TXN_HINTS = (
 def detect_dump_log(head: bytes) -> tuple[int, str] | None:
     """Lines shaped like `kafka-dump-log.sh` output (any era, any file type)."""
     counts: dict[str, int] = {}
-    for m in _DUMP_LINE.finditer(head):
+    for m in DUMP_LINE.finditer(head):
         group = m.lastgroup or ""
         counts[group] = counts.get(group, 0) + 1
     total = sum(counts.values())

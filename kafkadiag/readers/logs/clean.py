@@ -8,12 +8,11 @@ Each is checked with a cheap test first, so clean lines cost a few string probes
 
 from __future__ import annotations
 
-import html
 import re
 
+from kafkadiag.readers.paste import unescape
+
 _ANSI = re.compile(r"\x1b(?:\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
-_MD_ESCAPE = re.compile(r"\\([_*\[\]<>#`|~{}-])")
-_ENTITY = re.compile(r"&(?:[a-zA-Z]{2,6}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")
 _QUOTE = re.compile(r"(?:>[ \t]?)+")
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u00a0": " ", "\ufeff": None})
 #: ``kafka_1  | ``, ``broker-1 | ``, ``[pod/name/container] `` (the prefix container runtimes add).
@@ -30,10 +29,8 @@ def clean(line: str) -> tuple[str, str]:
         line = _ANSI.sub("", line)
     if not line.isascii():
         line = line.translate(_QUOTES)
-    if "\\" in line:
-        line = _MD_ESCAPE.sub(r"\1", line)
-    if "&" in line and _ENTITY.search(line):
-        line = html.unescape(line)
+    if "\\" in line or "&" in line:
+        line = unescape(line)
     prefix = ""
     if line[:1] == ">":
         line = line[_QUOTE.match(line).end():]  # type: ignore[union-attr]

@@ -12,6 +12,7 @@ import json
 import os
 import sys
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timezone
 from enum import Enum
 from pathlib import Path
@@ -38,6 +39,12 @@ class Format(str, Enum):
     sarif = "sarif"
     junit = "junit"
     github = "github"
+
+
+class Engine(str, Enum):
+    auto = "auto"
+    local = "local"
+    spark = "spark"
 
 
 class FailOn(str, Enum):
@@ -112,6 +119,9 @@ def analyze(
     partition: Optional[str] = typer.Option(None, "--partition", help="TOPIC-N for dumps without a `Dumping` line naming the segment path."),
     bootstrap_server: Optional[str] = typer.Option(None, "--bootstrap-server", help="Fill runbook commands with this bootstrap server."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off (default: on for a terminal)."),
+    engine: Engine = typer.Option(Engine.auto, "--engine", help="local: in this process; spark: Spark tasks; auto: Spark for very large inputs, a --master or Hadoop URIs."),
+    master: Optional[str] = typer.Option(None, "--master", help="Spark master: local[*] (default), spark://HOST:PORT, yarn, k8s://... (implies Spark)."),
+    spark_conf: list[str] = typer.Option([], "--spark-conf", help="Spark setting KEY=VALUE (repeatable), e.g. spark.executor.memory=4g."),
 ) -> None:
     """Diagnose kafka-dump-log output (data partitions, __transaction_state, snapshots, txnindex)."""
     from .engine.local import analyze as run_analysis
@@ -125,9 +135,14 @@ def analyze(
     if partition is not None and not _valid_partition(partition):
         raise UsageError(f"--partition: expected TOPIC-N (e.g. orders-3), got {partition!r}")
     rule_list = _load_rules(rules, select, ignore)
-    result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition))
+    choice, runner = _engine(engine, master, spark_conf, paths)
+    result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition), runner=runner)
+    result.stats["engine"] = {"name": choice.name, "master": choice.master, "reason": choice.reason,
+                              **getattr(runner, "details", {})}
+    if choice.name == "spark":
+        choice = replace(choice, master=str(result.stats["engine"]["master"]))
     _fill_placeholders(result.findings, bootstrap_server)
-    notes = []
+    notes = [f"engine: {choice.describe()}"] if choice.name == "spark" or engine != Engine.auto else []
     if now_ms is None:
         notes.append("ages are measured against the newest timestamp of each partition; pass --now to use another time")
     report = Report(
@@ -141,6 +156,25 @@ def analyze(
     with _output(output) as out:
         _render(report, format, out, color)
     _finish(result, fail_on, at_or_above)
+
+
+def _engine(engine: Engine, master: Optional[str], spark_conf: list[str], paths: list[str]):
+    """The engine choice and its runner; a bad --spark-conf or an engine that cannot run is a usage error."""
+    from .engine.choose import EngineError, choose_engine, make_runner
+
+    conf: dict[str, str] = {}
+    for item in spark_conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"--spark-conf: expected KEY=VALUE, got {item!r}")
+        conf[key.strip()] = value.strip()
+    try:
+        choice = choose_engine(engine.value, master, paths)
+    except EngineError as exc:
+        raise UsageError(str(exc)) from None
+    if choice.notice:
+        typer.echo(f"kafkadiag: {choice.notice}", err=True)
+    return choice, make_runner(choice, conf)
 
 
 #: A reader crashed on an input: the report covers the others, but the run is not complete.
@@ -276,6 +310,7 @@ def main() -> None:
 
 def _run() -> int:
     """Run the app and return the process exit code; never raises (but for KAFKADIAG_DEBUG)."""
+    from .engine.spark.session import SparkFailed, SparkUnavailable
     from .ruleset import RuleError
 
     try:
@@ -283,9 +318,12 @@ def _run() -> int:
         return code if isinstance(code, int) else 0
     except typer.Exit as exc:
         return exc.exit_code
-    except (UsageError, ConfigError) as exc:
+    except (UsageError, ConfigError, SparkUnavailable) as exc:
         typer.echo(f"kafkadiag: {exc}", err=True)
         return 2
+    except SparkFailed as exc:
+        typer.echo(f"kafkadiag: {exc}", err=True)
+        return EXIT_READER_FAILED
     except RuleError as exc:
         typer.echo(f"kafkadiag: rule error: {exc}", err=True)
         return 2

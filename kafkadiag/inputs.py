@@ -22,7 +22,7 @@ import sys
 import tempfile
 import zlib
 from dataclasses import dataclass
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 GZIP_MAGIC = b"\x1f\x8b"
 STDIN_NAME = "-"
@@ -208,13 +208,22 @@ class InputStream(io.RawIOBase):
                 super().close()
 
 
-def open_input(path: str) -> InputStream:
+def _open_file(path: str) -> BinaryIO:
+    return open(real_path(path), "rb")
+
+
+#: Opens the raw bytes of an input by its path (a file on this machine by default).
+RawOpener = Callable[[str], BinaryIO]
+
+
+def open_input(path: str, open_raw: RawOpener = _open_file) -> InputStream:
     """Open a plain or gzip file (by magic bytes) as a stream of decompressed bytes.
 
     Raises ``OSError`` only when the file cannot be opened at all; read problems later are
-    reported through ``InputStream.error``.
+    reported through ``InputStream.error``. ``open_raw`` opens the bytes elsewhere (a
+    seekable handle on a cluster file system, bytes already fetched).
     """
-    handle = open(real_path(path), "rb")
+    handle = open_raw(path)
     try:
         magic = handle.read(2)
         handle.seek(0)
@@ -248,7 +257,8 @@ _EVIDENCE_KEEP = EVIDENCE_MAX_CHARS * 4 + 4  # UTF-8 bytes enough for 500 charac
 
 
 def read_lines_at(
-    path: str, byte_offsets: list[int], block_size: int = 1 << 20, known_lines: dict[int, int] | None = None
+    path: str, byte_offsets: list[int], block_size: int = 1 << 20, known_lines: dict[int, int] | None = None,
+    open_raw: RawOpener = _open_file,
 ) -> dict[int, tuple[int, str]]:
     """Line number (1-based) and text of the line holding each byte offset, in one forward pass.
 
@@ -263,12 +273,12 @@ def read_lines_at(
     if not wanted:
         return result
     if known_lines is not None and all(known_lines.get(o, 0) > 0 for o in wanted):
-        found = _seek_lines(path, wanted, known_lines)
+        found = _seek_lines(path, wanted, known_lines, open_raw)
         if found is not None:
             return found
     keep = _EVIDENCE_KEEP
     try:
-        stream = open_input(path)
+        stream = open_input(path, open_raw)
     except OSError:
         return result
     with stream:
@@ -318,11 +328,13 @@ def read_lines_at(
     return result
 
 
-def _seek_lines(path: str, wanted: list[int], known_lines: dict[int, int]) -> dict[int, tuple[int, str]] | None:
+def _seek_lines(
+    path: str, wanted: list[int], known_lines: dict[int, int], open_raw: RawOpener
+) -> dict[int, tuple[int, str]] | None:
     """Read each wanted line directly; None when the file is compressed or an offset is not a line start."""
     result: dict[int, tuple[int, str]] = {}
     try:
-        with open(path, "rb") as raw:
+        with open_raw(path) as raw:
             if raw.read(2) == GZIP_MAGIC:
                 return None
             for offset in wanted:

@@ -7,11 +7,23 @@ the few lines that end up in findings are read back here, grouped per file and s
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import Callable
+
 from ..findings import Finding
 from ..inputs import read_lines_at, real_path
 
+#: ``(display path, byte offsets, known line numbers) -> {offset: (line, text)}``: reads evidence
+#: lines back from where an input lives (this machine by default; a cluster file system for Spark).
+LineFetcher = Callable[[str, list[int], dict[int, int]], dict[int, tuple[int, str]]]
 
-def fill_evidence(findings: list[Finding]) -> None:
+
+def local_lines(path: str, offsets: list[int], known: dict[int, int]) -> dict[int, tuple[int, str]]:
+    """Evidence lines of an input on this machine (the stdin spool for ``-``)."""
+    return read_lines_at(real_path(path), offsets, known_lines=known or None)
+
+
+def fill_evidence(findings: list[Finding], fetch: LineFetcher | None = None) -> None:
+    fetch = fetch or local_lines
     wanted: dict[str, set[int]] = defaultdict(set)
     known: dict[str, dict[int, int]] = defaultdict(dict)
     for finding in findings:
@@ -22,9 +34,8 @@ def fill_evidence(findings: list[Finding]) -> None:
                     known[ev.file][ev.byte] = ev.line
     resolved: dict[str, dict[int, tuple[int, str]]] = {}
     for path, offsets in wanted.items():
-        source = real_path(path)
         try:
-            resolved[path] = read_lines_at(source, sorted(offsets), known_lines=known.get(path))
+            resolved[path] = fetch(path, sorted(offsets), known.get(path, {}))
         except OSError:
             resolved[path] = {}
     for finding in findings:

@@ -99,48 +99,73 @@ class EventStream:
         self.configs.clear()
         for file_id, spec in enumerate(self._inputs):
             report = self.reports[file_id]
-            if report.error:
-                continue
-            try:
-                yield from self._read_one(file_id, spec.display, report)
-            except Exception as exc:  # a reader bug must not lose the other inputs, nor go unsaid
-                report.error = f"reader failed after {report.lines} lines: {type(exc).__name__}: {exc}"
-                report.failed = True
+            if not report.error:
+                yield from read_input(file_id, spec.display, report, self.options, self.configs, self.range_reader)
 
-    def _read_one(self, file_id: int, display: str, report: InputReport) -> Iterator[tuple[str, pd.DataFrame]]:
-        try:
-            stream = open_input(display)
-        except OSError as exc:
-            report.error = open_error(display, exc)
+
+#: Opens an input by its display path as a stream of decompressed bytes (``open_input`` for files
+#: on this machine; a distributed engine passes one for bytes it fetched itself).
+Opener = Callable[[str], InputStream]
+
+
+def read_input(
+    file_id: int,
+    display: str,
+    report: InputReport,
+    options: ReadOptions,
+    configs: list,
+    range_reader: RangeReader | None = None,
+    opener: Opener = open_input,
+) -> Iterator[tuple[str, pd.DataFrame]]:
+    """Sniff one input and yield its event chunks, filling ``report`` (and ``configs``).
+
+    A reader that crashes ends this input with ``report.failed`` set and the error named; it never
+    takes the other inputs of the run with it.
+    """
+    try:
+        yield from _read_one(file_id, display, report, options, configs, range_reader, opener)
+    except Exception as exc:  # a reader bug must not lose the other inputs, nor go unsaid
+        report.error = f"reader failed after {report.lines} lines: {type(exc).__name__}: {exc}"
+        report.failed = True
+
+
+def _read_one(
+    file_id: int, display: str, report: InputReport, options: ReadOptions, configs: list,
+    range_reader: RangeReader | None, opener: Opener,
+) -> Iterator[tuple[str, pd.DataFrame]]:
+    try:
+        stream = opener(display)
+    except OSError as exc:
+        report.error = open_error(display, exc)
+        return
+    with stream:
+        head = stream.read(HEAD_BYTES)
+        kind = sniff_head(head)
+        ctx = ReadContext(file_id=file_id, path=display, options=options, report=report, configs=configs)
+        if kind in (EMPTY, BINARY):
+            lines = _count_lines(head, stream)
+            report.lines = lines
+            if kind == BINARY:
+                report.kinds = ["binary"]
+                ctx.skip("binary data", max(lines, 1))
             return
-        with stream:
-            head = stream.read(HEAD_BYTES)
-            kind = sniff_head(head)
-            ctx = ReadContext(file_id=file_id, path=display, options=self.options, report=report, configs=self.configs)
-            if kind in (EMPTY, BINARY):
-                lines = _count_lines(head, stream)
-                report.lines = lines
-                if kind == BINARY:
-                    report.kinds = ["binary"]
-                    ctx.skip("binary data", max(lines, 1))
+        passes = plan(kind, head)
+        first = passes[0]
+        reader = READERS[first.reader]
+        if first.view is None and reader is read_dump and range_reader is not None and not stream.compressed:
+            if range_reader(file_id, display, real_path(display), report):
                 return
-            passes = plan(kind, head)
-            first = passes[0]
-            reader = READERS[first.reader]
-            if first.view is None and reader is read_dump and self.range_reader is not None and not stream.compressed:
-                if self.range_reader(file_id, display, real_path(display), report):
-                    return
-            source = _Replay(head, stream)
-            yield from counted(reader(LineView(source, first.view) if first.view else source, ctx), report)  # type: ignore[arg-type]
-            if stream.error and not report.error:
-                report.error = stream.error
-        lines = report.lines
-        for later in passes[1:]:
-            report.lines = 0
-            with open_input(display) as again:
-                view = LineView(again, later.view) if later.view else again
-                yield from counted(READERS[later.reader](view, ctx), report)  # type: ignore[arg-type]
-        report.lines = max(lines, report.lines)
+        source = _Replay(head, stream)
+        yield from counted(reader(LineView(source, first.view) if first.view else source, ctx), report)  # type: ignore[arg-type]
+        if stream.error and not report.error:
+            report.error = stream.error
+    lines = report.lines
+    for later in passes[1:]:
+        report.lines = 0
+        with opener(display) as again:
+            view = LineView(again, later.view) if later.view else again
+            yield from counted(READERS[later.reader](view, ctx), report)  # type: ignore[arg-type]
+    report.lines = max(lines, report.lines)
 
 
 def _count_lines(head: bytes, stream: InputStream) -> int:
@@ -155,4 +180,4 @@ def _count_lines(head: bytes, stream: InputStream) -> int:
     return count + (1 if last and last != b"\n" else 0)
 
 
-__all__ = ["EventStream", "InputReport", "ReadContext", "ReadOptions", "READERS", "register_reader", "read_dump"]
+__all__ = ["EventStream", "read_input", "InputReport", "ReadContext", "ReadOptions", "READERS", "register_reader", "read_dump"]

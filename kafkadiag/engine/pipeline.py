@@ -1,0 +1,152 @@
+"""The stages of one analysis, shared by every engine.
+
+inputs → event tables (read and reduced: :class:`Collected`) → fact tables (``build_facts``) →
+rules → correlation → evidence (``diagnose``). An engine is a *runner* of the first stage: the
+local runner reads in this process (large plain files in parallel byte ranges), the Spark runner
+gives each input file or byte range to one Spark task. Everything after the read is this module,
+so no diagnosis is implemented twice and both engines must give the same findings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Protocol
+
+import pandas as pd
+
+from ..config import EffectiveConfig
+from ..facts.build import CollectedEvents, build_fact_tables
+from ..findings import Evidence, Finding
+from ..memory import return_free_memory
+from ..readers.base import InputReport, ReadOptions
+from .correlate import correlate
+from .evidence import LineFetcher, fill_evidence
+
+
+@dataclass
+class Collected:
+    """What reading every input left behind: reduced events, one report per input, configs found.
+
+    ``files[file_id]`` and ``reports[file_id]`` describe input ``file_id`` in the order the user
+    gave them; every engine must number inputs the same way so that findings compare equal.
+    """
+
+    events: CollectedEvents
+    reports: list[InputReport]
+    files: list[str]
+    configs: list = field(default_factory=list)
+    #: Reads evidence lines back by (file, byte); None reads files on this machine.
+    lines: LineFetcher | None = None
+
+
+class Runner(Protocol):
+    """Reads the inputs into a :class:`Collected`; the rest of the pipeline is shared."""
+
+    name: str
+
+    def collect(self, paths: list[str], options: ReadOptions) -> Collected: ...
+
+
+@dataclass
+class AnalysisResult:
+    findings: list[Finding]
+    inputs: list[InputReport]
+    files: list[str]
+    tables: dict[str, pd.DataFrame]
+    config: EffectiveConfig
+    now_ms: int | None
+    stats: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def readable(self) -> bool:
+        """True when at least one input held Kafka evidence."""
+        return any(r.evidence for r in self.inputs)
+
+
+_ERA_UPPER = re.compile(r"^(?:[\d.]+)\s*[-–]\s*(\d+)\.(\d+)")
+
+
+def v2_possible(reports: Iterable[InputReport]) -> bool:
+    """Protocol v2 needs Kafka 4.0+; a dump whose text shapes end before 4.0 rules it out."""
+    eras = [r.era for r in reports if r.era]
+    if not eras:
+        return True
+    for era in eras:
+        m = _ERA_UPPER.match(era)
+        if not m or int(m.group(1)) >= 4:
+            return True
+    return False
+
+
+def build_facts(collected: Collected, config: EffectiveConfig, now_ms: int | None) -> dict[str, pd.DataFrame]:
+    """Fact stage: run-wide values first (v2 possible, ``--now``, config), then every fact table."""
+    for cfg in collected.configs:
+        config.overlay_entries(cfg.path, cfg.entries)
+    return build_fact_tables(
+        collected.events,
+        config.as_mapping(),
+        {k: v.is_default for k, v in config.values.items()},
+        v2_possible(collected.reports),
+        now_ms,
+    )
+
+
+def apply_rules(
+    tables: dict[str, pd.DataFrame], rules: list, collected: Collected, config: EffectiveConfig, evaluate: Callable
+) -> list[Finding]:
+    """Rule stage: the YAML rules over the fact tables, and config rules over configs among the inputs."""
+    files = collected.files
+
+    def resolver(refs: list[tuple[int, int, int]]) -> list[Evidence]:
+        out = []
+        for file_id, line, byte in refs:
+            if byte is None or byte < 0 or file_id is None or file_id < 0 or file_id >= len(files):
+                continue
+            out.append(Evidence(file=files[file_id], line=line if line and line > 0 else None, text="", byte=int(byte)))
+        return out
+
+    findings = evaluate(rules, tables, config.as_mapping(), resolver)
+    if collected.configs:
+        from ..lint.run import check_files
+
+        # Errors only: a config that breaks transactions belongs in the diagnosis; best-practice
+        # warnings (replication factor below 3 on a development broker) are `kafkadiag lint`'s job.
+        findings += [f for f in check_files(collected.configs, [r for r in rules if r.table == "configs"])[0]
+                     if f.severity == "error"]
+    return findings
+
+
+def diagnose(
+    collected: Collected,
+    rules: list,
+    config: EffectiveConfig,
+    now_ms: int | None = None,
+    evaluate: Callable | None = None,
+) -> AnalysisResult:
+    """Every stage after the read: facts, rules, correlation, evidence text, run statistics."""
+    from ..ruleset.evaluate import evaluate as default_evaluate
+
+    return_free_memory()
+    tables = build_facts(collected, config, now_ms)
+    findings = apply_rules(tables, rules, collected, config, evaluate or default_evaluate)
+    findings = correlate(findings, {r.id for r in rules if r.table == "log_events"})
+    fill_evidence(findings, collected.lines)
+    stats = summarize(tables, collected.events)
+    return AnalysisResult(findings, collected.reports, collected.files, tables, config, now_ms, stats)
+
+
+def summarize(tables: dict[str, pd.DataFrame], events: CollectedEvents) -> dict[str, object]:
+    spans = tables["spans"]
+    states = spans["state"].value_counts().to_dict() if not spans.empty else {}
+    return {
+        "batches": int(events.batches.batches),
+        "partitions": len(events.batches.partitions),
+        "transactions": int(len(spans)),
+        "committed": int(states.get("committed", 0)),
+        "aborted": int(states.get("aborted", 0)),
+        "open": int(states.get("open", 0)),
+        "producer_ids": int(spans["producer_id"].nunique()) if not spans.empty else 0,
+        "transactional_ids": int(len(tables["transactional_ids"])),
+        "coordinator_records": int(sum(len(c) for c in events.txn_records)),
+    }

@@ -1,0 +1,126 @@
+"""Which Spark task reads what: inputs in the user's order, cut into pieces, grouped into tasks.
+
+A large plain dump is cut into byte ranges just before batch lines (``ranges.cut_points``), so
+a task never loses the section its lines belong to, and the driver can join the ranges in
+order. Small inputs are grouped, consecutive, into tasks of a useful size: starting a task costs
+tens of milliseconds, reading a small file less. Inputs that only this machine can read (stdin,
+named pipes) are read by the driver. Hadoop URIs are listed by Spark and read by Spark's
+``binaryFile`` source, one whole input per row.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass, field
+
+from ...inputs import InputSpec, expand_inputs, open_input
+from ...readers import READERS, read_dump
+from ...readers.route import plan as route_plan
+from ...readers.sniff import HEAD_BYTES, sniff
+from ..ranges import cut_points
+from .task import Piece
+
+#: A path with a scheme (``hdfs://``, ``s3a://``, ``file:///``): listed and read through Spark.
+URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+#: Plain dumps at least this large are read in byte ranges, one task per range.
+MIN_RANGE_BYTES = 32 << 20
+MAX_RANGE_BYTES = 256 << 20
+#: Small inputs are grouped into tasks of about this many bytes (or this many files).
+TASK_BYTES = 64 << 20
+MIN_TASK_BYTES = 4 << 20
+TASK_FILES = 512
+#: Spark's binaryFile source holds a whole file in one row, which caps it below 2 GiB.
+BINARY_FILE_LIMIT = (1 << 31) - 1
+
+
+def is_uri(path: str) -> bool:
+    return bool(URI.match(path))
+
+
+@dataclass
+class Plan:
+    """Everything the runner needs, in the user's order of inputs."""
+
+    specs: list[InputSpec]  # one per input, errors included, ``file_id`` = index
+    tasks: list[list[Piece]] = field(default_factory=list)  # pieces of local files, in file order
+    remote: dict[str, int] = field(default_factory=dict)  # URI of a Hadoop input -> file_id
+    on_driver: set[int] = field(default_factory=set)  # file_ids only the driver can read
+    pieces: dict[int, list[Piece]] = field(default_factory=dict)  # file_id -> its pieces (local files)
+
+    @property
+    def files(self) -> list[str]:
+        return [s.display for s in self.specs]
+
+
+def expand(paths: list[str], list_uri) -> list[InputSpec]:
+    """The user's paths as inputs, in order; ``list_uri(uri)`` lists a Hadoop path through Spark."""
+    specs: list[InputSpec] = []
+    for given in paths:
+        specs.extend(list_uri(given) if is_uri(given) else expand_inputs([given]))
+    return specs
+
+
+def splittable(path: str) -> bool:
+    """A plain (not compressed) input whose content the dump reader reads whole: may be cut in ranges."""
+    try:
+        with open_input(path) as stream:
+            if stream.compressed:
+                return False
+            head = stream.read(HEAD_BYTES)
+    except OSError:
+        return False
+    first = route_plan(sniff(head), head)[0]
+    return first.view is None and READERS.get(first.reader) is read_dump
+
+
+def range_bytes(total: int, parallelism: int) -> int:
+    """Range size: enough ranges to keep every core busy twice over, none tiny or huge."""
+    return max(MIN_RANGE_BYTES, min(MAX_RANGE_BYTES, math.ceil(total / max(1, 2 * parallelism))))
+
+
+def make_plan(specs: list[InputSpec], sizes: dict[int, int], parallelism: int) -> Plan:
+    """Cut large plain dumps into ranges and group the rest into tasks, keeping file order."""
+    plan = Plan(specs)
+    local_total = 0
+    local: list[tuple[int, InputSpec, int]] = []
+    for file_id, spec in enumerate(specs):
+        if spec.error:
+            continue
+        if is_uri(spec.path):
+            plan.remote[spec.path] = file_id
+        elif spec.path != spec.display:
+            plan.on_driver.add(file_id)  # a spooled stream: its copy lives on this machine only
+        else:
+            size = sizes.get(file_id, 0)
+            local.append((file_id, spec, size))
+            local_total += size
+    cut_size = range_bytes(local_total, parallelism)
+    group_target = max(MIN_TASK_BYTES, min(TASK_BYTES, local_total // max(1, 2 * parallelism)))
+    group: list[Piece] = []
+    group_bytes = 0
+    for file_id, spec, size in local:
+        location = os.path.abspath(spec.path)  # executors run in their own working directory
+        if size >= 2 * MIN_RANGE_BYTES and splittable(location):
+            cuts = cut_points(location, size, max(2, math.ceil(size / cut_size)))
+        else:
+            cuts = [0, size]
+        if len(cuts) > 2:
+            pieces = [Piece(file_id, spec.display, location, a, b, k) for k, (a, b) in enumerate(zip(cuts, cuts[1:]))]
+            plan.pieces[file_id] = pieces
+            if group:
+                plan.tasks.append(group)
+                group, group_bytes = [], 0
+            plan.tasks.extend([p] for p in pieces)
+            continue
+        piece = Piece(file_id, spec.display, location)
+        plan.pieces[file_id] = [piece]
+        group.append(piece)
+        group_bytes += size
+        if group_bytes >= group_target or len(group) >= TASK_FILES:
+            plan.tasks.append(group)
+            group, group_bytes = [], 0
+    if group:
+        plan.tasks.append(group)
+    return plan

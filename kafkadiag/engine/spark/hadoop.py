@@ -11,31 +11,47 @@ import io
 from typing import Any
 
 from ...inputs import InputSpec, read_lines_at
-from .plan import BINARY_FILE_LIMIT
+from .session import first_error
 
 
-def list_uri(spark: Any, uri: str) -> list[InputSpec]:
-    """The files under a Hadoop path or glob, sorted, as inputs (an error input when none)."""
+def list_uri(spark: Any, uri: str, sizes: dict[str, int]) -> list[InputSpec]:
+    """The files under a Hadoop path or glob, sorted, as inputs (an error input when none).
+
+    Listed with the Hadoop file system API, not with Spark's file sources: those skip names that
+    start with ``_`` or ``.``, and ``__transaction_state-N`` dumps start with ``_``.
+    """
     try:
-        frame = (spark.read.format("binaryFile").option("recursiveFileLookup", "true")
-                 .load(uri).select("path", "length"))
-        rows = sorted((str(r.path), int(r.length)) for r in frame.collect())
-    except Exception as exc:  # AnalysisException (no such path), an unknown scheme, credentials
-        text = str(exc).strip().splitlines()
-        reason = text[0] if text else type(exc).__name__
-        if "PATH_NOT_FOUND" in reason or "does not exist" in reason:
-            return [InputSpec(uri, uri, f"no such file: {uri}")]
-        return [InputSpec(uri, uri, f"cannot list {uri}: {reason[:300]}")]
+        jvm = spark._jvm
+        path = jvm.org.apache.hadoop.fs.Path(uri)
+        fs = path.getFileSystem(spark._jsc.hadoopConfiguration())
+        matches = fs.globStatus(path)
+        rows: list[tuple[str, int]] = []
+        for status in (matches or []):
+            if status.isDirectory():
+                found = fs.listFiles(status.getPath(), True)
+                while found.hasNext():
+                    leaf = found.next()
+                    rows.append((str(leaf.getPath().toString()), int(leaf.getLen())))
+            else:
+                rows.append((str(status.getPath().toString()), int(status.getLen())))
+    except Exception as exc:  # an unknown scheme, missing credentials, an unreachable name node
+        return [InputSpec(uri, uri, f"cannot list {uri}: {first_error(exc)[:300]}")]
+    if matches is None or len(matches) == 0:
+        return [InputSpec(uri, uri, f"no such file: {uri}" if not _has_glob(uri) else f"no match: {uri}")]
     if not rows:
         return [InputSpec(uri, uri, f"no files in directory: {uri}")]
-    specs = []
-    for path, length in rows:
-        error = ""
-        if length > BINARY_FILE_LIMIT:
-            error = (f"{path} is {length} bytes, above the 2 GiB Spark reads as one file; "
-                     "split it, or give it as a path on a file system every executor mounts")
-        specs.append(InputSpec(path, path, error))
-    return specs
+    sizes.update(rows)
+    return [InputSpec(path, path) for path, _length in sorted(rows)]
+
+
+def spark_skips(path: str) -> bool:
+    """Names Spark's file sources never read, even when named: ``_x`` (without ``=``), ``.x``, ``x._COPYING_``."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    return (name.startswith("_") and "=" not in name) or name.startswith(".") or name.endswith("._COPYING_")
+
+
+def _has_glob(uri: str) -> bool:
+    return any(c in uri for c in "*?[{")
 
 
 class HadoopFile(io.RawIOBase):

@@ -22,8 +22,9 @@ from ...readers.sniff import HEAD_BYTES, sniff
 from ..ranges import cut_points
 from .task import Piece
 
-#: A path with a scheme (``hdfs://``, ``s3a://``, ``file:///``): listed and read through Spark.
-URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+#: A path with a scheme (``hdfs://``, ``s3a://``, ``file:///``, or ``file:/x`` as Hadoop prints
+#: it): listed and read through Spark. Two letters at least, so ``C:/x`` stays a path.
+URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]+:/")
 #: Plain dumps at least this large are read in byte ranges, one task per range.
 MIN_RANGE_BYTES = 32 << 20
 MAX_RANGE_BYTES = 256 << 20
@@ -45,8 +46,10 @@ class Plan:
 
     specs: list[InputSpec]  # one per input, errors included, ``file_id`` = index
     tasks: list[list[Piece]] = field(default_factory=list)  # pieces of local files, in file order
-    remote: dict[str, int] = field(default_factory=dict)  # URI of a Hadoop input -> file_id
-    on_driver: set[int] = field(default_factory=set)  # file_ids only the driver can read
+    remote: dict[str, int] = field(default_factory=dict)  # URI of a Hadoop input Spark reads -> file_id
+    on_driver: set[int] = field(default_factory=set)  # file_ids only the driver can read (stdin, pipes)
+    #: Hadoop inputs the driver streams through its JVM: names Spark's sources skip, files above their limit.
+    remote_on_driver: dict[int, str] = field(default_factory=dict)
     pieces: dict[int, list[Piece]] = field(default_factory=dict)  # file_id -> its pieces (local files)
 
     @property
@@ -80,7 +83,7 @@ def range_bytes(total: int, parallelism: int) -> int:
     return max(MIN_RANGE_BYTES, min(MAX_RANGE_BYTES, math.ceil(total / max(1, 2 * parallelism))))
 
 
-def make_plan(specs: list[InputSpec], sizes: dict[int, int], parallelism: int) -> Plan:
+def make_plan(specs: list[InputSpec], sizes: dict[int, int], parallelism: int, skipped_by_spark=lambda p: False) -> Plan:
     """Cut large plain dumps into ranges and group the rest into tasks, keeping file order."""
     plan = Plan(specs)
     local_total = 0
@@ -89,7 +92,12 @@ def make_plan(specs: list[InputSpec], sizes: dict[int, int], parallelism: int) -
         if spec.error:
             continue
         if is_uri(spec.path):
-            plan.remote[spec.path] = file_id
+            if skipped_by_spark(spec.path):
+                plan.remote_on_driver[file_id] = "read by the driver: Spark's file sources skip names starting with _ or ."
+            elif sizes.get(file_id, 0) > BINARY_FILE_LIMIT:
+                plan.remote_on_driver[file_id] = "read by the driver: above the 2 GiB Spark reads as one file"
+            else:
+                plan.remote[spec.path] = file_id
         elif spec.path != spec.display:
             plan.on_driver.add(file_id)  # a spooled stream: its copy lives on this machine only
         else:

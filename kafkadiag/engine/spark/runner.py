@@ -17,7 +17,7 @@ from ..evidence import local_lines
 from ..local import reduction_options
 from ..pipeline import Collected
 from ..ranges import _Joiner, read_range
-from .hadoop import hadoop_lines, list_uri
+from .hadoop import HadoopFile, hadoop_lines, list_uri, spark_skips
 from .plan import Plan, expand, is_uri, make_plan
 from .session import SparkFailed, SparkUnavailable, first_error, log_path, start_session
 from .task import Piece, PieceResult, read_fetched, read_pieces, read_whole
@@ -51,9 +51,10 @@ class SparkRunner:
 
         ship_package(spark, spark.sparkContext.master)
         options = reduction_options(options)
-        specs = expand(paths, lambda uri: list_uri(spark, uri))
-        sizes = {i: _size(s.path) for i, s in enumerate(specs) if not s.error and not is_uri(s.path)}
-        plan = make_plan(specs, sizes, spark.sparkContext.defaultParallelism)
+        uri_sizes: dict[str, int] = {}
+        specs = expand(paths, lambda uri: list_uri(spark, uri, uri_sizes))
+        sizes = {i: (uri_sizes.get(s.path, 0) if is_uri(s.path) else _size(s.path)) for i, s in enumerate(specs) if not s.error}
+        plan = make_plan(specs, sizes, spark.sparkContext.defaultParallelism, spark_skips)
         reports = [InputReport(path=s.display, error=s.error) for s in specs]
         events = CollectedEvents()
         configs: list = []
@@ -64,6 +65,12 @@ class SparkRunner:
                 continue
             if file_id in plan.on_driver:
                 result = read_whole(Piece(file_id, spec.display, spec.path), options)
+                self._join_whole(events, reports, configs, result)
+            elif file_id in plan.remote_on_driver:
+                piece = Piece(file_id, spec.display, spec.path)
+                result = read_whole(piece, options, lambda uri: HadoopFile(spark, uri))
+                assert result.report is not None
+                result.report.notes[plan.remote_on_driver[file_id]] += 1
                 self._join_whole(events, reports, configs, result)
             elif file_id in fetched:
                 self._join_whole(events, reports, configs, fetched.pop(file_id))
@@ -82,7 +89,7 @@ class SparkRunner:
             "executors_ran": sorted({"shipped package" if m.find("kafkadiag-package.zip") >= 0 else "installed package"
                                      for m in self.executor_modules}),
         }
-        lines = hadoop_lines(spark) if plan.remote else None
+        lines = hadoop_lines(spark) if plan.remote or plan.remote_on_driver else None
         return Collected(events, reports, plan.files, configs, _dispatch(lines) if lines else None)
 
     def _run_local(self, spark: Any, plan: Plan, options: ReadOptions) -> Iterator[PieceResult]:

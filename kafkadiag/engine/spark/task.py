@@ -15,7 +15,7 @@ from typing import Iterator
 
 from ...facts.batch_stream import BatchStream
 from ...facts.build import CollectedEvents
-from ...inputs import open_input
+from ...inputs import RawOpener, open_input
 from ...readers import read_input
 from ...readers.base import InputReport, ReadOptions
 from ..ranges import RangeResult, read_range
@@ -50,17 +50,21 @@ class PieceResult:
     module_file: str = ""  # where the executor imported kafkadiag from (shows what was shipped)
 
 
-def read_whole(piece: Piece, options: ReadOptions, content: bytes | None = None) -> PieceResult:
-    """Read one whole input as the local runner would (sniff, route, every reader pass)."""
+def read_whole(piece: Piece, options: ReadOptions, open_raw: RawOpener | None = None) -> PieceResult:
+    """Read one whole input as the local runner would (sniff, route, every reader pass).
+
+    ``open_raw`` opens its bytes some other way than as a file here (bytes Spark fetched, a
+    stream through the driver's JVM).
+    """
     from ... import __file__ as module_file
 
     report = InputReport(piece.display)
     events = CollectedEvents(batches=BatchStream(joinable=True))
     configs: list = []
-    if content is None:
+    if open_raw is None:
         opener = lambda _display: open_input(piece.location)  # noqa: E731
     else:
-        opener = lambda _display: open_input(piece.display, lambda _p: io.BytesIO(content))  # noqa: E731
+        opener = lambda _display: open_input(piece.location, open_raw)  # noqa: E731
     for table, chunk in read_input(piece.file_id, piece.display, report, options, configs, opener=opener):
         events.add(table, chunk)
     return PieceResult(piece, events, report, configs, module_file=module_file)
@@ -97,6 +101,7 @@ def read_fetched(rows: Iterator, files: dict[str, tuple[int, str]], options: Rea
         piece = Piece(file_id, display, row.path)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", FutureWarning)
-            yield read_whole(piece, options, bytes(row.content))
+            content = bytes(row.content)
+            yield read_whole(piece, options, lambda _path: io.BytesIO(content))
 
 

@@ -17,8 +17,10 @@ MASTER = "local[2]"
 
 
 def pytest_collection_modifyitems(items) -> None:
+    here = os.path.dirname(__file__)
     for item in items:
-        item.add_marker(pytest.mark.spark)
+        if str(item.path).startswith(here + os.sep):
+            item.add_marker(pytest.mark.spark)
 
 
 @pytest.fixture(scope="session")

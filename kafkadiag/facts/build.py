@@ -15,16 +15,7 @@ import pandas as pd
 
 from ..tables import ABORTED_TXNS, LOG_EVENTS, SNAPSHOT_ENTRIES, TXN_RECORDS
 from .batch_stream import BatchStream
-from .coordinator import build_coordinator_facts
-from .crosscheck import (
-    build_prepared_partitions,
-    build_snapshot_open_txns,
-    label_sequence_breaks,
-    mark_orphaned,
-    resolve_unknown_markers,
-)
-from .history import build_epoch_changes, build_topic_producers
-from .spans import build_spans
+from .stages import coordinator_facts, producer_facts, run_values, topic_facts
 
 
 @dataclass
@@ -96,42 +87,21 @@ def build_fact_tables(
     v2_possible: bool,
     now_ms: int | None = None,
 ) -> dict[str, pd.DataFrame]:
+    """Every fact table: run-wide values first, then each stage of :mod:`stages` over all its groups."""
     records = _concat(events.txn_records, TXN_RECORDS.empty())
     snapshots = _concat(events.snapshots, SNAPSHOT_ENTRIES.empty())
     aborted = _concat(events.aborted, ABORTED_TXNS.empty())
-    coord = build_coordinator_facts(records, config, now_ms)
-
     stream = events.batches
+    run = run_values(stream, records, config, config_is_default, v2_possible, now_ms)
+    coord = coordinator_facts(records, run)
     merged, raw_sequences = stream.finish()
-    partition_end = {code: stats.last_time for code, stats in stream.partitions.items()}
-    compacted = frozenset(code for code, stats in stream.partitions.items() if stats.holes > 0)
-    spans = build_spans(
-        merged, stream.tp_keys, partition_end, coord["coordinator_txns"], config, config_is_default, v2_possible,
-        now_ms, compacted,
-    )
+    producers = producer_facts(merged, raw_sequences, coord["coordinator_txns"], aborted, snapshots, run)
     del merged
-    spans = resolve_unknown_markers(spans, aborted)
-    spans = mark_orphaned(spans, coord["coordinator_txns"])
-    tid_by_pid = dict(zip(spans["producer_id"].tolist(), spans["transactional_id"].tolist())) if not spans.empty else {}
-    tid_by_pid = {p: t for p, t in tid_by_pid.items() if t}
-    end_by_tp = {(stats.topic, stats.partition): (now_ms if now_ms is not None else stats.last_time)
-                 for stats in stream.partitions.values()}
-    evidence_end = now_ms if now_ms is not None else max(
-        [s.last_time for s in stream.partitions.values()] + [-1]
-    )
     log_events = with_subject_label(_concat(events.log_events, LOG_EVENTS.empty()))
     return {
         "txn_records": records,
         "log_events": log_events,
-        "spans": spans,
-        "epoch_changes": build_epoch_changes(spans),
-        "topic_producers": build_topic_producers(spans),
-        "sequence_anomalies": label_sequence_breaks(raw_sequences, stream.tp_keys, compacted, tid_by_pid),
-        "coordinator_txns": coord["coordinator_txns"],
-        "transactional_ids": coord["transactional_ids"],
-        "transitions": coord["transitions"],
-        "prepared_partitions": build_prepared_partitions(coord["coordinator_txns"], spans, end_by_tp),
-        "snapshot_open_txns": build_snapshot_open_txns(
-            snapshots, spans, int(evidence_end), int(config["transaction.max.timeout.ms"])
-        ),
+        **producers,
+        **topic_facts(producers["spans"]),
+        **coord,
     }

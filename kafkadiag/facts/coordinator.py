@@ -81,10 +81,54 @@ def _time(row_update: int, row_record: int) -> int:
     return row_update if row_update >= 0 else row_record
 
 
+@dataclass(frozen=True)
+class LogPartitionValues:
+    """Per ``__transaction_state`` partition: where its evidence ends and whether it was compacted.
+
+    Run-wide values every transactional.id's facts need; computed over all records first (a
+    small map: one entry per coordinator partition) and handed to each group.
+    """
+
+    end: Mapping[int, int]
+    compacted: Mapping[int, bool]
+    global_end: int
+
+
+def log_partition_values(recs: pd.DataFrame, now_ms: int | None = None) -> LogPartitionValues:
+    """Evidence end and compaction (offset holes) per __transaction_state partition."""
+    part_end: dict[int, int] = {}
+    compacted: dict[int, bool] = {}
+    for lp, g in recs.groupby("log_partition"):
+        times = g["record_time"].where(g["record_time"] >= 0, g["last_update_ms"])
+        part_end[int(lp)] = int(now_ms) if now_ms is not None else int(times.max())
+        offs = np.sort(g["offset"].to_numpy())
+        offs = offs[offs >= 0]
+        compacted[int(lp)] = bool(len(offs) > 1 and (np.diff(offs) > 1).any())
+    global_end = int(now_ms) if now_ms is not None else max(part_end.values(), default=-1)
+    return LogPartitionValues(part_end, compacted, global_end)
+
+
+def combine_families(ids: pd.DataFrame) -> pd.DataFrame:
+    """The combine step over all transactional ids: how big each id family is (per-start ids)."""
+    if ids.empty:
+        return ids
+    ids = ids.copy()
+    fam = ids.groupby("family").agg(size=("transactional_id", "size"), once=("once_epoch0", "sum"))
+    ids["family_size"] = ids["family"].map(fam["size"]).astype(int)
+    ids["family_once_epoch0"] = ids["family"].map(fam["once"]).astype(int)
+    return ids
+
+
 def build_coordinator_facts(
-    recs: pd.DataFrame, config: Mapping[str, int], now_ms: int | None = None
+    recs: pd.DataFrame, config: Mapping[str, int], now_ms: int | None = None,
+    partitions: LogPartitionValues | None = None, combine: bool = True,
 ) -> dict[str, pd.DataFrame]:
-    """coordinator_txns, transactional_ids and transitions from TXN_RECORDS rows."""
+    """coordinator_txns, transactional_ids and transitions from TXN_RECORDS rows.
+
+    A function of whole transactional ids: given the run-wide ``partitions`` values, any set of
+    ids gives their rows, and ``combine_families`` over the union of ``transactional_ids`` (with
+    ``combine=False`` per group) completes the family columns.
+    """
     if recs.empty:
         return {
             "coordinator_txns": pd.DataFrame(columns=list(COORDINATOR_TXNS.columns)),
@@ -98,16 +142,8 @@ def build_coordinator_facts(
     max_timeout = int(config["transaction.max.timeout.ms"])
     cleanup = int(config["transaction.abort.timed.out.transaction.cleanup.interval.ms"])
 
-    # Evidence end and compaction per __transaction_state partition (offset holes = compacted).
-    part_end: dict[int, int] = {}
-    compacted: dict[int, bool] = {}
-    for lp, g in recs.groupby("log_partition"):
-        times = g["record_time"].where(g["record_time"] >= 0, g["last_update_ms"])
-        part_end[int(lp)] = int(now_ms) if now_ms is not None else int(times.max())
-        offs = np.sort(g["offset"].to_numpy())
-        offs = offs[offs >= 0]
-        compacted[int(lp)] = bool(len(offs) > 1 and (np.diff(offs) > 1).any())
-    global_end = int(now_ms) if now_ms is not None else max(part_end.values(), default=-1)
+    partitions = partitions or log_partition_values(recs, now_ms)
+    part_end, compacted, global_end = partitions.end, partitions.compacted, partitions.global_end
 
     cols = {c: recs[c].tolist() for c in recs.columns}
     txns: list[_Txn] = []
@@ -252,9 +288,8 @@ def build_coordinator_facts(
         i = j
 
     id_frame = pd.DataFrame(ids)
-    fam = id_frame.groupby("family").agg(size=("transactional_id", "size"), once=("once_epoch0", "sum"))
-    id_frame["family_size"] = id_frame["family"].map(fam["size"]).astype(int)
-    id_frame["family_once_epoch0"] = id_frame["family"].map(fam["once"]).astype(int)
+    if combine:
+        id_frame = combine_families(id_frame)
 
     rows = []
     for tx in txns:

@@ -52,6 +52,10 @@ class LocalRunner:
         events, stream = collect(paths, options, self.parallel)
         return Collected(events, stream.reports, stream.files, stream.configs)
 
+    def analyze(self, paths: list[str], options: ReadOptions, rules: list, config: EffectiveConfig,
+                now_ms: int | None, evaluate: Callable | None) -> AnalysisResult:
+        return diagnose(self.collect(paths, options), rules, config, now_ms, evaluate)
+
 
 def analyze(
     paths: list[str],
@@ -62,6 +66,8 @@ def analyze(
     evaluate: Callable | None = None,
     runner=None,
 ) -> AnalysisResult:
-    """Run the whole pipeline: read with ``runner`` (local by default), then the shared stages."""
-    collected = (runner or LocalRunner()).collect(paths, options or ReadOptions())
-    return diagnose(collected, rules, config, now_ms, evaluate)
+    """Run the whole pipeline with ``runner`` (local by default)."""
+    from ..ruleset.evaluate import evaluate as default_evaluate
+
+    return (runner or LocalRunner()).analyze(paths, options or ReadOptions(), rules, config, now_ms,
+                                             evaluate or default_evaluate)

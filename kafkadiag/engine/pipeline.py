@@ -41,11 +41,12 @@ class Collected:
 
 
 class Runner(Protocol):
-    """Reads the inputs into a :class:`Collected`; the rest of the pipeline is shared."""
+    """Runs the stages on some engine; every runner calls the same stage functions."""
 
     name: str
 
-    def collect(self, paths: list[str], options: ReadOptions) -> Collected: ...
+    def analyze(self, paths: list[str], options: ReadOptions, rules: list, config: EffectiveConfig,
+                now_ms: int | None, evaluate: Callable) -> "AnalysisResult": ...
 
 
 @dataclass

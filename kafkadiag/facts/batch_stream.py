@@ -358,6 +358,40 @@ class BatchStream:
         self._partial_rows += len(starts)
 
     # ----------------------------------------------------------------------------------------
+    def only(self, code: int, key: tuple[str, int]) -> BatchStream:
+        """A joinable stream holding only partition ``code`` of this one, renamed ``key``.
+
+        A distributed runner joins the ranges and files of an input per topic-partition: each
+        range's stream is cut into one stream per partition, and the pieces of one partition are
+        merged in input order (``merge``) exactly as whole streams would be.
+        """
+        out = BatchStream(joinable=True)
+        out._tp_code(key)
+        stats = self.partitions[code]
+        out.partitions[0] = replace(stats, topic=key[0], partition=key[1], files=set(stats.files))
+        for part in self._partials:
+            keep = part["tp"] == code
+            if keep.any():
+                moved = {name: values[keep] for name, values in part.items()}
+                moved["tp"] = np.zeros(int(keep.sum()), dtype=np.int32)
+                out._partials.append(moved)
+                out._partial_rows += len(moved["tp"])
+        for frame in self._sequence_rows:
+            hit = frame[frame["tp"].to_numpy(np.int64) == code]
+            if len(hit):
+                out._sequence_rows.append(hit.assign(tp=0))
+
+        def mine(table: dict) -> dict:
+            return {(0, pid): value for (tp, pid), value in table.items() if tp == code}
+
+        out._carry, out._seq_carry = mine(self._carry), mine(self._seq_carry)
+        out._first_tx, out._first_seq, out._second_seq = mine(self._first_tx), mine(self._first_seq), mine(self._second_seq)
+        out.idempotent_producers = set(self.idempotent_producers)
+        out._marker_producers = set(self._marker_producers)
+        out.batches = stats.batches
+        out._chunk_no = self._chunk_no
+        return out
+
     def merge(self, later: BatchStream, line_offset: int = 0, rename: Mapping[tuple[str, int], tuple[str, int]] | None = None) -> None:
         """Append a ``joinable`` stream that read the input right after this one.
 
@@ -476,22 +510,8 @@ class BatchStream:
 
     def _merge_partitions(self, later: BatchStream, tps: set[int], code: np.ndarray) -> None:
         for local, theirs in later.partitions.items():
-            if local not in tps or not theirs.batches:
-                continue
-            mine = self.partitions[int(code[local])]
-            if not mine.batches:
-                mine.first_offset, mine.first_file = theirs.first_offset, theirs.first_file
-                mine.first_time = theirs.first_time
-            else:
-                if mine.last_file == theirs.first_file and mine.last_offset >= 0 and theirs.first_offset != mine.last_offset + 1:
-                    mine.holes += 1
-                if theirs.first_time >= 0:
-                    mine.first_time = theirs.first_time if mine.first_time < 0 else min(mine.first_time, theirs.first_time)
-            mine.holes += theirs.holes
-            mine.last_time = max(mine.last_time, theirs.last_time)
-            mine.batches += theirs.batches
-            mine.last_offset, mine.last_file = theirs.last_offset, theirs.last_file
-            mine.files |= theirs.files
+            if local in tps:
+                join_partition_stats(self.partitions[int(code[local])], theirs)
 
     # ----------------------------------------------------------------------------------------
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -510,6 +530,25 @@ class BatchStream:
         else:
             seq = pd.DataFrame()
         return spans, seq
+
+
+def join_partition_stats(mine: PartitionStats, theirs: PartitionStats) -> None:
+    """Add the stats of a partition's later piece (range or file) to those of what came before it."""
+    if not theirs.batches:
+        return
+    if not mine.batches:
+        mine.first_offset, mine.first_file = theirs.first_offset, theirs.first_file
+        mine.first_time = theirs.first_time
+    else:
+        if mine.last_file == theirs.first_file and mine.last_offset >= 0 and theirs.first_offset != mine.last_offset + 1:
+            mine.holes += 1
+        if theirs.first_time >= 0:
+            mine.first_time = theirs.first_time if mine.first_time < 0 else min(mine.first_time, theirs.first_time)
+    mine.holes += theirs.holes
+    mine.last_time = max(mine.last_time, theirs.last_time)
+    mine.batches += theirs.batches
+    mine.last_offset, mine.last_file = theirs.last_offset, theirs.last_file
+    mine.files |= theirs.files
 
 
 def _column(chunk: pd.DataFrame | Mapping[str, np.ndarray], name: str, dtype=None) -> np.ndarray:

@@ -94,6 +94,47 @@ class LogPartitionValues:
     global_end: int
 
 
+def log_partition_summary(recs: pd.DataFrame) -> dict[int, tuple[int, list[tuple[int, int]]]]:
+    """Per __transaction_state partition of some records: newest time and the offsets as intervals.
+
+    Summaries of any split of the records join into ``log_partition_values`` of all of them
+    (``join_log_partitions``): a distributed runner sends these, not the records, to the driver.
+    """
+    out: dict[int, tuple[int, list[tuple[int, int]]]] = {}
+    for lp, g in recs.groupby("log_partition"):
+        times = g["record_time"].where(g["record_time"] >= 0, g["last_update_ms"])
+        offs = np.unique(g["offset"].to_numpy())
+        offs = offs[offs >= 0]
+        cuts = np.flatnonzero(np.diff(offs) > 1) + 1
+        intervals = [(int(run[0]), int(run[-1])) for run in np.split(offs, cuts) if len(run)]
+        out[int(lp)] = (int(times.max()), intervals)
+    return out
+
+
+def join_log_partitions(summaries, now_ms: int | None = None) -> LogPartitionValues:
+    """``log_partition_values`` from the summaries of the parts of the records."""
+    newest: dict[int, int] = {}
+    intervals: dict[int, list[tuple[int, int]]] = {}
+    for summary in summaries:
+        for lp, (time, runs) in summary.items():
+            newest[lp] = max(newest.get(lp, time), time)
+            intervals.setdefault(lp, []).extend(runs)
+    part_end = {lp: int(now_ms) if now_ms is not None else t for lp, t in newest.items()}
+    compacted = {}
+    for lp, runs in intervals.items():
+        runs.sort()
+        reach = None
+        gap = False
+        for start, end in runs:
+            if reach is not None and start > reach + 1:
+                gap = True
+                break
+            reach = end if reach is None else max(reach, end)
+        compacted[lp] = gap
+    global_end = int(now_ms) if now_ms is not None else max(part_end.values(), default=-1)
+    return LogPartitionValues(part_end, compacted, global_end)
+
+
 def log_partition_values(recs: pd.DataFrame, now_ms: int | None = None) -> LogPartitionValues:
     """Evidence end and compaction (offset holes) per __transaction_state partition."""
     part_end: dict[int, int] = {}

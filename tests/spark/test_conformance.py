@@ -2,7 +2,9 @@
 
 The whole JSON report is compared (findings with rule, category, severity, subject, evidence
 file, line and text, fixes; the inputs table; the summary counts), except the line that says
-which engine ran. Both runs go through the command line, in-process, from the case's folder.
+which engine ran. Both runs go through the command line in this process, with absolute paths.
+A Spark job spends most of its time waiting on the scheduler, so the Spark runs of all cases are
+started first, a few at a time on the one session, and each test then compares its case.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import json
 import shlex
 import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
@@ -26,6 +29,8 @@ SCENARIOS = [
     "commit", "client-abort", "fencing", "timeout", "hanging", "lost-marker", "expiration", "expired-zombie",
     "unstable-ids", "sequence-gap", "sequence-duplicate", "restart", "txnlog-compaction", "invalid-transition", "mixed",
 ]
+SIMULATED = Path(tempfile.mkdtemp(prefix="kafkadiag-conformance-"))
+CONCURRENT_RUNS = 3
 
 
 def _rule_args(folder: Path) -> list[str]:
@@ -36,66 +41,88 @@ def _rule_args(folder: Path) -> list[str]:
             for a in shlex.split(line)]
 
 
-def fixture_cases() -> list:
-    """(id, working directory, analyze arguments) for every fixture the tool is tested on."""
-    cases = []
+def _cases() -> dict[str, tuple[Path, list[str]]]:
+    """id -> (folder, analyze arguments relative to it) for every fixture and simulated case."""
+    cases: dict[str, tuple[Path, list[str]]] = {}
     for case in sorted((FIXTURES / "cases").iterdir()):
         expected = json.loads((case / "expected.json").read_text())
-        cases.append(pytest.param(case, [*expected.get("args", []), "input"], id=f"cases/{case.name}"))
+        cases[f"cases/{case.name}"] = (case, [*expected.get("args", []), "input"])
     for rule in sorted((FIXTURES / "rules").iterdir()):
         for kind in ("fail", "pass"):
             if (rule / kind).is_dir():
-                cases.append(pytest.param(rule, [*_rule_args(rule), kind], id=f"rules/{rule.name}/{kind}"))
+                cases[f"rules/{rule.name}/{kind}"] = (rule, [*_rule_args(rule), kind])
     for case in sorted((FIXTURES / "real").iterdir()):
         if (case / "case.yaml").is_file():
-            files = list(yaml.safe_load((case / "case.yaml").read_text())["files"])
-            cases.append(pytest.param(case, files, id=f"real/{case.name}"))
+            cases[f"real/{case.name}"] = (case, list(yaml.safe_load((case / "case.yaml").read_text())["files"]))
     for case in sorted((FIXTURES / "clients").iterdir()):
         if (case / "input").is_dir():
-            cases.append(pytest.param(case, ["input"], id=f"clients/{case.name}"))
+            cases[f"clients/{case.name}"] = (case, ["input"])
     for folder in ("logs", "readers"):
-        cases.append(pytest.param(FIXTURES / folder, ["."], id=folder))
+        cases[folder] = (FIXTURES / folder, ["."])
+    for era in ERAS:
+        for scenario in SCENARIOS:
+            cases[f"simulated/{era}/{scenario}"] = (SIMULATED / era / scenario, [])
     return cases
 
 
-def run(cwd: Path, args: list[str], engine: list[str], monkeypatch: pytest.MonkeyPatch) -> dict:
+CASES = _cases()
+
+
+def _simulate() -> None:
+    for era in ERAS:
+        for scenario in SCENARIOS:
+            folder = SIMULATED / era / scenario
+            if not folder.exists():
+                simulate.generate(scenario, era, folder, seed=1)
+
+
+def _absolute(folder: Path, args: list[str]) -> list[str]:
+    if not args:  # a simulated case: every file it wrote
+        return sorted(str(p) for p in folder.iterdir() if p.name != "expected.json" and not p.name.endswith(".stderr.txt"))
+    return [str(folder / a) if (folder / a).exists() else a for a in args]
+
+
+def report(case: str, engine: list[str]) -> dict:
+    """The JSON report of ``kafkadiag analyze`` on a case, without the engine's own line."""
+    import typer
+
     from kafkadiag.cli import app
 
-    monkeypatch.chdir(cwd)
-    result = CliRunner().invoke(app, ["analyze", "--format", "json", "--fail-on", "never", *engine, *args])
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    assert result.exit_code in (0, 2, 3), result.output
-    report = json.loads(result.stdout) if result.stdout.strip() else {}
-    report.get("summary", {}).pop("engine", None)
-    report["notes"] = [n for n in report.get("notes", []) if not n.startswith("engine:")]
-    return report
-
-
-def assert_same(cwd: Path, args: list[str], master: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    local = run(cwd, args, ["--engine", "local"], monkeypatch)
-    spark = run(cwd, args, ["--engine", "spark", "--master", master], monkeypatch)
-    assert spark["findings"] == local["findings"]
-    assert spark == local
-
-
-@pytest.mark.parametrize("cwd,args", fixture_cases())
-def test_fixture(cwd: Path, args: list[str], spark_ready: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert_same(cwd, args, spark_ready, monkeypatch)
+    folder, args = CASES[case]
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        try:
+            app(["analyze", "--format", "json", "--fail-on", "never", "-o", out.name, *engine, *_absolute(folder, args)],
+                standalone_mode=False)
+        except (typer.Exit, SystemExit):
+            pass
+        text = Path(out.name).read_text()
+    result = json.loads(text) if text.strip() else {}
+    result.get("summary", {}).pop("engine", None)
+    result["notes"] = [n for n in result.get("notes", []) if not n.startswith("engine:")]
+    return result
 
 
 @pytest.fixture(scope="module")
-def simulated(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("sim")
-    for era in ERAS:
-        for scenario in SCENARIOS:
-            simulate.generate(scenario, era, out / era / scenario, seed=1)
-    return out
+def spark_reports(spark_ready: str) -> dict[str, dict | BaseException]:
+    _simulate()
+    engine = ["--engine", "spark", "--master", spark_ready]
+
+    def one(case: str):
+        try:
+            return report(case, engine)
+        except BaseException as exc:  # reported by the test of that case
+            return exc
+
+    report(next(iter(CASES)), engine)  # the session and its workers start once, not in every thread
+    with ThreadPoolExecutor(max_workers=CONCURRENT_RUNS) as pool:
+        return dict(zip(CASES, pool.map(one, CASES)))
 
 
-@pytest.mark.parametrize("era", ERAS)
-@pytest.mark.parametrize("scenario", SCENARIOS)
-def test_simulated(era: str, scenario: str, simulated: Path, spark_ready: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    case = simulated / era / scenario
-    inputs = sorted(p.name for p in case.iterdir() if p.name != "expected.json" and not p.name.endswith(".stderr.txt"))
-    assert_same(case, inputs, spark_ready, monkeypatch)
+@pytest.mark.parametrize("case", list(CASES))
+def test_same_report(case: str, spark_reports: dict) -> None:
+    spark = spark_reports[case]
+    if isinstance(spark, BaseException):
+        raise spark
+    local = report(case, ["--engine", "local"])
+    assert spark["findings"] == local["findings"]
+    assert spark == local

@@ -1,134 +1,253 @@
-"""The Spark runner's read stage: plan pieces, run them as Spark tasks, join them in order.
+"""The Spark runner: every stage of the pipeline as Spark tasks, keyed by the groups facts live in.
 
-Results come back one task at a time (``toLocalIterator``) and are joined at once, file after
-file and range after range, by the same code that joins the local runner's parallel ranges; the
-driver holds the reduced events (spans, sequence breaks, coordinator records, log events), never
-the batch rows. Everything after the read is the shared pipeline.
+1. **Read**: each input file, or byte range of a large plain dump, is one task running the
+   project's reader and batch reduction (:mod:`.task`); results stay on the executors
+   (persisted), only their metadata goes to the driver, which plans the joins (:mod:`.joins`).
+2. **Per topic-partition**: each piece's reduction is cut per partition and the pieces of one
+   partition are merged in input order (``BatchStream.merge``, as the local runner joins ranges).
+3. **Run-wide values**: partition stats and the ``__transaction_state`` partitions' ends are
+   small; the driver gathers them and broadcasts :class:`RunValues`.
+4. **Per transactional.id**, then the family combine; **per producer id** (spans, epochs,
+   sequences, cross-checks); **per topic**: the stages of :mod:`kafkadiag.facts.stages`.
+5. **Rules**: executors keep the rows some rule matches; the driver runs the rules over those
+   rows, correlates the findings and reads their evidence lines back by (file, byte).
+
+Only findings, the rows they cite, reports and the small run-wide values reach the driver.
 """
 
 from __future__ import annotations
 
 import os
-from typing import Any, Iterator, Mapping
+from collections import Counter
+from typing import Any, Callable, Mapping
 
+import pandas as pd
+
+from ...config import EffectiveConfig
 from ...facts.build import CollectedEvents
+from ...facts.coordinator import join_log_partitions
+from ...facts.stages import RunValues
 from ...readers.base import InputReport, ReadOptions
-from ..evidence import local_lines
+from ..correlate import correlate
+from ..evidence import fill_evidence, local_lines
 from ..local import reduction_options
-from ..pipeline import Collected
-from ..ranges import _Joiner, read_range
+from ..pipeline import AnalysisResult, Collected, apply_rules, v2_possible
+from ..ranges import read_range
+from . import keyed
 from .hadoop import HadoopFile, hadoop_lines, list_uri, spark_skips
+from .joins import plan_joins
 from .plan import Plan, expand, is_uri, make_plan
 from .session import SparkFailed, SparkUnavailable, first_error, log_path, start_session
-from .task import Piece, PieceResult, read_fetched, read_pieces, read_whole
+from .task import Piece, PieceResult, read_fetched, read_piece, read_whole
+
+#: Fact tables produced per stage, for the rule filter.
+_RULE_TABLES = ("txn_records", "log_events")
 
 
 class SparkRunner:
-    """Reads the inputs with Spark tasks on ``master``; ``conf`` holds ``--spark-conf`` settings."""
+    """Runs the pipeline on ``master`` (None: spark-submit's, else local[*]) with ``--spark-conf`` settings."""
 
     name = "spark"
 
     def __init__(self, master: str | None = "local[*]", conf: Mapping[str, str] | None = None) -> None:
         self.master = master
         self.conf = dict(conf or {})
-        self.executor_modules: set[str] = set()  # where executors imported kafkadiag from
-        self.details: dict[str, object] = {}  # what the report says about the run (tasks, package)
+        self.details: dict[str, object] = {}  # what the report says about the run (master, tasks, package)
 
-    def collect(self, paths: list[str], options: ReadOptions) -> Collected:
+    def analyze(self, paths: list[str], options: ReadOptions, rules: list, config: EffectiveConfig,
+                now_ms: int | None, evaluate: Callable) -> AnalysisResult:
         spark = start_session(self.master, self.conf)
         try:
-            return self._collect(spark, paths, options)
+            return _Run(spark, options, rules, config, now_ms, evaluate, self.details).run(paths)
         except (SparkUnavailable, SparkFailed):
             raise
         except Exception as exc:
             if type(exc).__module__.startswith(("py4j", "pyspark")):
                 where = f" (JVM log: {log_path()})" if log_path() else ""
-                raise SparkFailed(f"the Spark job failed on {self.master}: {first_error(exc)}{where}") from None
+                raise SparkFailed(f"the Spark job failed on {spark.sparkContext.master}: {first_error(exc)}{where}") from None
             raise
 
-    def _collect(self, spark: Any, paths: list[str], options: ReadOptions) -> Collected:
+
+class _Run:
+    """One analysis on one Spark session."""
+
+    def __init__(self, spark: Any, options: ReadOptions, rules: list, config: EffectiveConfig, now_ms: int | None,
+                 evaluate: Callable, details: dict) -> None:
+        from pyspark import StorageLevel
+
+        self.spark, self.sc = spark, spark.sparkContext
+        self.options = reduction_options(options)
+        self.rules, self.config, self.now_ms, self.evaluate = rules, config, now_ms, evaluate
+        self.details = details
+        self.buckets = max(1, self.sc.defaultParallelism)
+        self.level = StorageLevel.MEMORY_AND_DISK
+        self.persisted: list = []
+
+    def keep(self, rdd):
+        rdd = rdd.persist(self.level)
+        self.persisted.append(rdd)
+        return rdd
+
+    # ------------------------------------------------------------------------------------------
+    def run(self, paths: list[str]) -> AnalysisResult:
         from .ship import ship_package
 
-        ship_package(spark, spark.sparkContext.master)
-        options = reduction_options(options)
+        ship_package(self.spark, self.sc.master)
+        try:
+            return self._run(paths)
+        finally:
+            for rdd in self.persisted:
+                rdd.unpersist()
+
+    def _run(self, paths: list[str]) -> AnalysisResult:
         uri_sizes: dict[str, int] = {}
-        specs = expand(paths, lambda uri: list_uri(spark, uri, uri_sizes))
+        specs = expand(paths, lambda uri: list_uri(self.spark, uri, uri_sizes))
         sizes = {i: (uri_sizes.get(s.path, 0) if is_uri(s.path) else _size(s.path)) for i, s in enumerate(specs) if not s.error}
-        plan = make_plan(specs, sizes, spark.sparkContext.defaultParallelism, spark_skips)
-        reports = [InputReport(path=s.display, error=s.error) for s in specs]
-        events = CollectedEvents()
-        configs: list = []
-        fetched = self._fetch_remote(spark, plan, options)
-        local = self._run_local(spark, plan, options)
-        for file_id, spec in enumerate(specs):
-            if spec.error:
-                continue
-            if file_id in plan.on_driver:
-                result = read_whole(Piece(file_id, spec.display, spec.path), options)
-                self._join_whole(events, reports, configs, result)
-            elif file_id in plan.remote_on_driver:
-                piece = Piece(file_id, spec.display, spec.path)
-                result = read_whole(piece, options, lambda uri: HadoopFile(spark, uri))
-                assert result.report is not None
-                result.report.notes[plan.remote_on_driver[file_id]] += 1
-                self._join_whole(events, reports, configs, result)
-            elif file_id in fetched:
-                self._join_whole(events, reports, configs, fetched.pop(file_id))
-            elif file_id in plan.pieces:
-                results = [next(local) for _ in plan.pieces[file_id]]
-                if results[0].piece.whole:
-                    self._join_whole(events, reports, configs, results[0])
-                else:
-                    self.executor_modules.update(r.module_file for r in results if r.module_file)
-                    _join_ranges(events, reports[file_id], results, options, sizes[file_id])
-        self.master = spark.sparkContext.master
-        self.details = {
-            "master": self.master,
+        plan = make_plan(specs, sizes, self.buckets, spark_skips)
+        pieces, results = self._read(plan)
+        metas = sorted(results.map(lambda r: keyed.piece_meta(*r)).collect(), key=lambda m: m.order)
+        joins = plan_joins(metas, pieces, sizes, self._reread, {i: s.display for i, s in enumerate(specs)})
+        reports = [joins.reports.get(i) or InputReport(path=s.display, error=s.error) for i, s in enumerate(specs)]
+        for cfg in joins.configs:
+            self.config.overlay_entries(cfg.path, cfg.entries)
+        if joins.replaced:
+            replaced = joins.replaced
+            results = results.filter(lambda r: r[0] not in replaced)
+        if joins.extra:
+            results = results.union(self.sc.parallelize(joins.extra, len(joins.extra)))
+        tables = self._facts(results, joins, reports)
+        collected = Collected(CollectedEvents(), reports, plan.files, joins.configs)
+        findings = apply_rules(tables["matched"], self.rules, collected, self.config, self.evaluate)
+        findings = correlate(findings, {r.id for r in self.rules if r.table == "log_events"})
+        lines = hadoop_lines(self.spark) if plan.remote or plan.remote_on_driver else None
+        fill_evidence(findings, _dispatch(lines) if lines else None)
+        self.details.update({
+            "master": self.sc.master,
             "tasks": len(plan.tasks) + (1 if plan.remote else 0),
             # Where executors imported kafkadiag from: the archive this run shipped, or their own install.
-            "executors_ran": sorted({"shipped package" if m.find("kafkadiag-package.zip") >= 0 else "installed package"
-                                     for m in self.executor_modules}),
+            "executors_ran": sorted({"shipped package" if "kafkadiag-package.zip" in m else "installed package"
+                                     for m in joins.module_files}),
+        })
+        return AnalysisResult(findings, reports, plan.files, tables["matched"], self.config, self.now_ms, tables["stats"])
+
+    # ------------------------------------------------------------------------------------------
+    def _read(self, plan: Plan):
+        """All pieces in input order as (order, piece); the RDD of (order, PieceResult), persisted."""
+        options = self.options
+        ordered: list[tuple[int, Piece]] = []
+        local_tasks: list[list[tuple[int, Piece]]] = []
+        by_piece = {}
+        for task in plan.tasks:
+            for piece in task:
+                by_piece[(piece.file_id, piece.part)] = piece
+        remote: dict[str, tuple[int, str, int]] = {}
+        on_driver: list[tuple[int, PieceResult]] = []
+        for file_id, spec in enumerate(plan.specs):
+            if spec.error:
+                continue
+            if file_id in plan.pieces:
+                for piece in plan.pieces[file_id]:
+                    ordered.append((len(ordered), piece))
+            elif spec.path in plan.remote:
+                order = len(ordered)
+                ordered.append((order, Piece(file_id, spec.display, spec.path)))
+                remote[spec.path] = (file_id, spec.display, order)
+            else:
+                order = len(ordered)
+                piece = Piece(file_id, spec.display, spec.path)
+                ordered.append((order, piece))
+                if file_id in plan.remote_on_driver:
+                    result = read_whole(piece, options, lambda uri: HadoopFile(self.spark, uri))
+                    assert result.report is not None
+                    result.report.notes[plan.remote_on_driver[file_id]] += 1
+                else:
+                    result = read_whole(piece, options)
+                on_driver.append((order, result))
+        order_of = {(p.file_id, p.part): o for o, p in ordered}
+        for task in plan.tasks:
+            local_tasks.append([(order_of[(p.file_id, p.part)], p) for p in task])
+        parts = []
+        if local_tasks:
+            rdd = self.sc.parallelize(local_tasks, len(local_tasks))
+            parts.append(rdd.flatMap(lambda task: [(o, read_piece(p, options)) for o, p in task]))
+        if remote:
+            files = {uri: (file_id, display) for uri, (file_id, display, _o) in remote.items()}
+            orders = {uri: o for uri, (_f, _d, o) in remote.items()}
+            frame = self.spark.read.format("binaryFile").load(list(remote)).select("path", "content")
+            parts.append(frame.rdd.mapPartitions(
+                lambda rows: ((orders[r.piece.location], r) for r in read_fetched(rows, files, options))))
+        if on_driver:
+            parts.append(self.sc.parallelize(on_driver, len(on_driver)))
+        results = self.sc.union(parts) if len(parts) > 1 else (parts[0] if parts else self.sc.parallelize([], 1))
+        return dict(ordered), self.keep(results)
+
+    def _reread(self, piece: Piece, start: int, state) -> Any:
+        """A range read again on the driver (from the state the previous range ended in)."""
+        return read_range(piece.location, piece.display, piece.file_id, self.options, start, piece.end, state)
+
+    # ------------------------------------------------------------------------------------------
+    def _facts(self, results, joins, reports: list[InputReport]) -> dict:
+        """Every fact stage, keyed, and the rule filter: one Spark job; matched rows and counts come back."""
+        sc, n = self.sc, self.buckets
+        by_order = sc.broadcast(joins.joins)
+        run_b = sc.broadcast(self._run_values(joins, reports))
+        folds = (results.flatMap(lambda r: keyed.partition_slices(r[0], r[1], by_order.value[r[0]]))
+                 .groupByKey(n).map(lambda kv: keyed.fold_partition(kv[0], kv[1])))
+        tabled = self.keep(results.map(lambda r: keyed.piece_tables(r[1], by_order.value[r[0]])))
+        coord = self.keep(
+            tabled.flatMap(lambda t: keyed.split_by_family(t.get("txn_records"), n, "txn_records"))
+            .partitionBy(n, lambda b: b)
+            .mapPartitions(lambda it: [keyed.coordinator_bucket(keyed.gather(it), run_b.value)])
+        )
+        inputs = sc.union([
+            folds.flatMap(lambda f: [*keyed.split(f["merged"], "producer_id", n, "merged"),
+                                     *keyed.split(f["sequences"], "producer_id", n, "sequences")]),
+            coord.flatMap(lambda d: keyed.split(d.get("coordinator_txns"), "producer_id", n, "coordinator_txns")),
+            tabled.flatMap(lambda t: [*keyed.split(t.get("aborted"), "producer_id", n, "aborted"),
+                                      *keyed.split(t.get("snapshots"), "producer_id", n, "snapshots")]),
+        ])
+        producers = self.keep(inputs.partitionBy(n, lambda b: b)
+                              .mapPartitions(lambda it: [keyed.producer_bucket(keyed.gather(it), run_b.value)]))
+        topics = (producers.flatMap(lambda d: keyed.split(d.get("spans"), "topic", n, "spans"))
+                  .partitionBy(n, lambda b: b).mapPartitions(lambda it: [keyed.topic_bucket(keyed.gather(it))]))
+        logs = tabled.map(lambda t: {**keyed.log_bucket(t), **({"txn_records": t["txn_records"]} if "txn_records" in t else {})})
+
+        rules, config = self.rules, self.config.as_mapping()
+        everything = sc.union([producers, topics, coord, logs])
+        pairs = everything.map(lambda d: (keyed.matched_rows(d, rules, config), keyed.table_counts(d))).collect()
+        matched: dict[str, list[pd.DataFrame]] = {}
+        counts: Counter = Counter()
+        for rows, part_counts in pairs:
+            for name, frame in rows.items():
+                matched.setdefault(name, []).append(frame)
+            counts.update(part_counts)
+        tables = {name: pd.concat(frames, ignore_index=True) for name, frames in matched.items()}
+        summary = {
+            "batches": int(sum(s.batches for s in joins.stats.values())),
+            "partitions": len(joins.stats),
+            "transactions": counts["transactions"], "committed": counts["committed"], "aborted": counts["aborted"],
+            "open": counts["open"], "producer_ids": counts["producer_ids"],
+            "transactional_ids": counts["transactional_ids"], "coordinator_records": counts["coordinator_records"],
         }
-        lines = hadoop_lines(spark) if plan.remote or plan.remote_on_driver else None
-        return Collected(events, reports, plan.files, configs, _dispatch(lines) if lines else None)
+        return {"matched": tables, "stats": summary}
 
-    def _run_local(self, spark: Any, plan: Plan, options: ReadOptions) -> Iterator[PieceResult]:
-        if not plan.tasks:
-            return iter(())
-        rdd = spark.sparkContext.parallelize(plan.tasks, len(plan.tasks))
-        return iter(rdd.flatMap(lambda task: read_pieces(iter(task), options)).toLocalIterator(prefetchPartitions=True))
-
-    def _fetch_remote(self, spark: Any, plan: Plan, options: ReadOptions) -> dict[int, PieceResult]:
-        if not plan.remote:
-            return {}
-        files = {uri: (file_id, plan.specs[file_id].display) for uri, file_id in plan.remote.items()}
-        frame = spark.read.format("binaryFile").load(list(plan.remote)).select("path", "content")
-        results = frame.rdd.mapPartitions(lambda rows: read_fetched(rows, files, options)).collect()
-        return {r.piece.file_id: r for r in results}
-
-    def _join_whole(self, events: CollectedEvents, reports: list[InputReport], configs: list, result: PieceResult) -> None:
-        assert result.events is not None and result.report is not None
-        events.merge(result.events)
-        reports[result.piece.file_id] = result.report
-        configs.extend(result.configs)
-        if result.module_file:
-            self.executor_modules.add(result.module_file)
-
-
-def _join_ranges(events: CollectedEvents, report: InputReport, results: list[PieceResult], options: ReadOptions,
-                 size: int) -> None:
-    """Join one file's ranges as the local runner does; a failed range is read from there on here."""
-    joiner = _Joiner(events, report)
-    for result in results:
-        piece = result.piece
-        if result.range is None:
-            resume = joiner.state if piece.part else None
-            rest = read_range(piece.location, piece.display, piece.file_id, options, piece.start, size, resume)
-            joiner.add(piece.part, rest, (), reread=False)
-            break
-        args = (piece.location, piece.display, piece.file_id, options, piece.start, piece.end, None)
-        joiner.add(piece.part, result.range, args)
-    joiner.finish()
+    def _run_values(self, joins, reports: list[InputReport]) -> RunValues:
+        """The run-wide values, from the pieces' metadata alone (computed before any fact stage)."""
+        now = self.now_ms
+        stats = joins.stats
+        config = self.config
+        return RunValues(
+            config=config.as_mapping(),
+            config_is_default={k: v.is_default for k, v in config.values.items()},
+            v2_possible=v2_possible(reports),
+            now_ms=now,
+            tp_keys=list(joins.tp_keys),
+            partition_end={code: s.last_time for code, s in stats.items()},
+            compacted=frozenset(code for code, s in stats.items() if s.holes > 0),
+            end_by_tp={(s.topic, s.partition): (now if now is not None else s.last_time) for s in stats.values()},
+            evidence_end=int(now if now is not None else max([s.last_time for s in stats.values()] + [-1])),
+            log_partitions=join_log_partitions(joins.log_partitions, now),
+        )
 
 
 def _size(path: str) -> int:

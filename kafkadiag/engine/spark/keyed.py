@@ -1,0 +1,247 @@
+"""What Spark executors run between shuffles: pure functions over pieces and keyed groups.
+
+The distributed runner (:mod:`.distributed`) moves data between these by key; nothing here
+knows Spark, so every step can be run and tested in one process. The keys are the groups of
+:mod:`kafkadiag.facts.stages`: topic-partition (the batch reduction), transactional.id (the
+coordinator), producer id (spans and everything built on them), topic.
+
+Rows are moved as pandas frames, one per (piece or group, bucket): a bucket is a stable hash of
+the key modulo the number of Spark partitions, so all rows of one key meet in one task.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator
+
+import numpy as np
+import pandas as pd
+
+from ...facts.batch_stream import PARTIAL_COLUMNS, BatchStream, PartitionStats
+from ...facts.coordinator import log_partition_summary
+from ...facts.id_shapes import family_and_shape
+from ...facts.build import CollectedEvents, _shifted, with_subject_label
+from ...facts.stages import RunValues, coordinator_facts, producer_facts, topic_facts
+from ...readers.base import InputReport
+from ...readers.dumplog_parser import SectionState
+from .task import PieceResult
+
+Key = tuple[str, int]
+
+
+# ------------------------------------------------------------------------------------------
+# Pieces: what reading one file or range gave, split into what the driver needs and the rest.
+
+@dataclass
+class PieceMeta:
+    """The small part of a piece's result: goes to the driver, which plans the joins from it."""
+
+    order: int
+    file_id: int
+    part: int
+    whole: bool
+    report: InputReport | None
+    configs: list = field(default_factory=list)
+    end_state: SectionState | None = None
+    shapes: list[str] = field(default_factory=list)
+    lines: int = 0
+    tp_keys: list[Key] = field(default_factory=list)
+    partition_stats: list[PartitionStats] = field(default_factory=list)  # aligned with tp_keys
+    log_partitions: dict = field(default_factory=dict)  # ``log_partition_summary`` of its coordinator records
+    error: str = ""
+    module_file: str = ""
+
+
+def events_of(result: PieceResult) -> CollectedEvents:
+    if result.events is not None:
+        return result.events
+    return result.range.events if result.range is not None else CollectedEvents()
+
+
+def piece_meta(order: int, result: PieceResult) -> PieceMeta:
+    events = events_of(result)
+    stream = events.batches
+    records = [f for f in events.txn_records if len(f)]
+    meta = PieceMeta(order, result.piece.file_id, result.piece.part, result.piece.whole, result.report,
+                     list(result.configs), error=result.error, module_file=result.module_file,
+                     tp_keys=list(stream.tp_keys),
+                     partition_stats=[stream.partitions[i] for i in range(len(stream.tp_keys))],
+                     log_partitions=log_partition_summary(pd.concat(records, ignore_index=True)) if records else {})
+    if result.range is not None:
+        meta.report = result.range.report
+        meta.end_state = result.range.end_state
+        meta.shapes = list(result.range.shapes)
+        meta.lines = result.range.report.lines
+    return meta
+
+
+@dataclass(frozen=True)
+class PieceJoin:
+    """How one piece joins the run, decided by the driver: line shift, renames, global partition codes."""
+
+    line_offset: int
+    rename: dict[Key, Key]  # placeholder partition -> the partition the previous range ended in
+    codes: list[int]  # the piece's partition codes -> the run's codes (first-seen order)
+
+
+# ------------------------------------------------------------------------------------------
+# Buckets
+
+def bucket_of(values: pd.Series, buckets: int) -> np.ndarray:
+    """A hash of each key that is the same in every process (Python's own string hash is not)."""
+    if buckets <= 1 or len(values) == 0:
+        return np.zeros(len(values), dtype=np.int64)
+    hashed = pd.util.hash_pandas_object(values.astype(str), index=False).to_numpy()
+    return (hashed % np.uint64(buckets)).astype(np.int64)
+
+
+def split(frame: pd.DataFrame, column: str, buckets: int, tag: str) -> Iterator[tuple[int, tuple[str, pd.DataFrame]]]:
+    """``(bucket, (tag, rows))`` for each bucket the frame has rows in."""
+    if frame is None or len(frame) == 0:
+        return
+    yield from split_by(frame, frame[column], buckets, tag)
+
+
+def split_by_family(records: pd.DataFrame, buckets: int, tag: str) -> Iterator[tuple[int, tuple[str, pd.DataFrame]]]:
+    """Coordinator records bucketed by their id's family: whole ids, and whole families, meet in one task,
+    so the family combine step needs no second pass."""
+    if records is None or len(records) == 0:
+        return
+    ids = records["transactional_id"].astype(str)
+    families = {tid: family_and_shape(tid)[0] for tid in ids.unique().tolist()}
+    yield from split_by(records, ids.map(families), buckets, tag)
+
+
+def split_by(frame: pd.DataFrame, keys: pd.Series, buckets: int, tag: str) -> Iterator[tuple[int, tuple[str, pd.DataFrame]]]:
+    where = bucket_of(keys, buckets)
+    for b in np.unique(where).tolist():
+        yield int(b), (tag, frame[where == b].reset_index(drop=True))
+
+
+def gather(items: Iterable[tuple[int, tuple[str, pd.DataFrame]]]) -> dict[str, pd.DataFrame]:
+    """All frames of one task (one bucket), concatenated per tag."""
+    parts: dict[str, list[pd.DataFrame]] = {}
+    for _bucket, (tag, frame) in items:
+        parts.setdefault(tag, []).append(frame)
+    return {tag: pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0] for tag, frames in parts.items()}
+
+
+# ------------------------------------------------------------------------------------------
+# Per piece: its events shifted into the run's numbering, keyed for the next stages.
+
+def piece_tables(result: PieceResult, join: PieceJoin) -> dict[str, pd.DataFrame]:
+    """Coordinator records, snapshots, .txnindex entries and log events of a piece, in the run's terms."""
+    events = events_of(result)
+    out = {}
+    for name, frames in (("txn_records", events.txn_records), ("snapshots", events.snapshots),
+                         ("aborted", events.aborted), ("log_events", events.log_events)):
+        frames = [_shifted(f, join.line_offset, join.rename) for f in frames if len(f)]
+        if frames:
+            out[name] = pd.concat(frames, ignore_index=True)
+    return out
+
+
+def partition_slices(order: int, result: PieceResult, join: PieceJoin) -> Iterator[tuple[int, tuple[int, int, int, BatchStream]]]:
+    """``(run partition code, (piece order, renamed first?, line offset, stream of that partition))``."""
+    stream = events_of(result).batches
+    for local, key in enumerate(stream.tp_keys):
+        real = join.rename.get(key, key)
+        yield join.codes[local], (order, 0 if key in join.rename else 1, join.line_offset, stream.only(local, real))
+
+
+def fold_partition(code: int, slices: Iterable[tuple[int, int, int, BatchStream]]) -> dict:
+    """One partition's pieces merged in input order: its partial spans and sequence breaks."""
+    joined = BatchStream()
+    for _order, _sub, offset, piece in sorted(slices, key=lambda s: (s[0], s[1])):
+        joined.merge(piece, offset)
+    merged, sequences = joined.finish()
+    merged["tp"] = np.full(len(merged), code, dtype=np.int64)
+    if len(sequences):
+        sequences["tp"] = code
+    return {"merged": merged, "sequences": sequences}
+
+
+# ------------------------------------------------------------------------------------------
+# Per group: the fact stages over whole keys.
+
+def coordinator_bucket(tables: dict[str, pd.DataFrame], run: RunValues) -> dict[str, pd.DataFrame]:
+    """The coordinator facts of the whole id families of one bucket, family combine included."""
+    records = tables.get("txn_records")
+    if records is None or records.empty:
+        return {}
+    return coordinator_facts(records, run, combine=True)
+
+
+_EMPTY_MERGED = {c: np.int64 for c in PARTIAL_COLUMNS}
+
+
+def producer_bucket(tables: dict[str, pd.DataFrame], run: RunValues) -> dict[str, pd.DataFrame]:
+    """Every producer-id fact of the producer ids of one bucket (inputs in the order one run has them)."""
+    merged = tables.get("merged")
+    if merged is None:
+        merged = pd.DataFrame({c: pd.Series(dtype=t) for c, t in _EMPTY_MERGED.items()})
+    merged = merged.sort_values(["tp", "producer_id", "ordinal"], kind="stable").reset_index(drop=True)
+    sequences = tables.get("sequences", pd.DataFrame())
+    if len(sequences):
+        sequences = sequences.sort_values(["file_id", "byte", "producer_id"], kind="stable").reset_index(drop=True)
+    from ...tables import ABORTED_TXNS, SNAPSHOT_ENTRIES
+    from ...facts.registry import COORDINATOR_TXNS
+
+    txns = tables.get("coordinator_txns", pd.DataFrame(columns=list(COORDINATOR_TXNS.columns)))
+    aborted = tables.get("aborted", ABORTED_TXNS.empty())
+    snapshots = tables.get("snapshots", SNAPSHOT_ENTRIES.empty())
+    return producer_facts(merged, sequences, txns, aborted, snapshots, run)
+
+
+def topic_bucket(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    spans = tables.get("spans")
+    return topic_facts(spans) if spans is not None and len(spans) else {}
+
+
+def log_bucket(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    logs = tables.get("log_events")
+    return {"log_events": with_subject_label(logs)} if logs is not None and len(logs) else {}
+
+
+# ------------------------------------------------------------------------------------------
+# Rules: only the rows some rule matches leave the executors.
+
+def matched_rows(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> dict[str, pd.DataFrame]:
+    """Per table, the rows at least one rule's condition matches (conditions are row by row).
+
+    The driver runs the rules again over these rows alone: grouping, counts and evidence are
+    computed there from the same rows one run over everything would match.
+    """
+    from ...ruleset.conditions import condition_mask
+    from ...ruleset.config import ConfigView
+
+    view = ConfigView(config, None)
+    out = {}
+    for name, frame in tables.items():
+        wanted = [r for r in rules if r.table == name]
+        if frame is None or len(frame) == 0 or not wanted:
+            continue
+        mask = np.zeros(len(frame), dtype=bool)
+        for rule in wanted:
+            mask |= condition_mask(rule.when, frame, view)
+        if mask.any():
+            out[name] = frame[mask].reset_index(drop=True)
+    return out
+
+
+def table_counts(tables: dict[str, pd.DataFrame]) -> dict[str, int]:
+    """The run summary's counts over one task's tables (summed by the driver)."""
+    spans = tables.get("spans")
+    out: dict[str, int] = {}
+    if spans is not None and len(spans):
+        states = spans["state"].value_counts()
+        out.update(transactions=len(spans), committed=int(states.get("committed", 0)),
+                   aborted=int(states.get("aborted", 0)), open=int(states.get("open", 0)),
+                   producer_ids=int(spans["producer_id"].nunique()))
+    ids = tables.get("transactional_ids")
+    if ids is not None:
+        out["transactional_ids"] = len(ids)
+    records = tables.get("txn_records")
+    if records is not None:
+        out["coordinator_records"] = len(records)
+    return out

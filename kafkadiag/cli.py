@@ -168,6 +168,8 @@ def _engine(engine: Engine, master: Optional[str], spark_conf: list[str], paths:
         if not sep or not key.strip():
             raise UsageError(f"--spark-conf: expected KEY=VALUE, got {item!r}")
         conf[key.strip()] = value.strip()
+    if not conf.get("spark.kafkadiag.oneTaskBytes", "0").isdigit():
+        raise UsageError("--spark-conf spark.kafkadiag.oneTaskBytes: expected a number of bytes")
     try:
         choice = choose_engine(engine.value, master, paths)
     except EngineError as exc:

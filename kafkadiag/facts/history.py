@@ -58,8 +58,24 @@ def build_epoch_changes(spans: pd.DataFrame) -> pd.DataFrame:
 
 def build_topic_producers(spans: pd.DataFrame) -> pd.DataFrame:
     """Per topic: how many transactional producer ids wrote one transaction at epoch 0 and no more."""
+    return combine_topic_producers([topic_producer_partials(spans)])
+
+
+#: Columns of ``topic_producer_partials``: sums, extremes and the example batch's sort key.
+_PARTIAL_KEY = ["producer_id", "first_offset", "partition", "marker_offset"]
+
+
+def topic_producer_partials(spans: pd.DataFrame) -> pd.DataFrame:
+    """Per topic, over the spans of some whole producer ids: counts to add up, extremes, an example.
+
+    Everything per producer id is decided here (its spans are all present); what several sets of
+    producer ids give is joined by ``combine_topic_producers``, a small step over one row per topic
+    and set.
+    """
+    columns = ["topic", "transactional_producers", "single_txn_epoch0", "reinitialised", "multi_txn_producers",
+               "first_time", "last_time", *(f"example_{k}" for k in _PARTIAL_KEY), "file_id", "line", "byte"]
     if spans.empty:
-        return pd.DataFrame(columns=list(TOPIC_PRODUCERS.columns))
+        return pd.DataFrame(columns=columns)
     rows = []
     for topic, g in spans.groupby("topic", sort=True):
         per_pid = g.groupby("producer_id").agg(
@@ -74,16 +90,39 @@ def build_topic_producers(spans: pd.DataFrame) -> pd.DataFrame:
         multi = ~single & ~reinit
         times = g["first_time"][g["first_time"] >= 0]
         ends = g["end_time"][g["end_time"] >= 0]
+        # The example is the first span in the spans table's own order, whatever order g came in.
+        example = g.sort_values(_PARTIAL_KEY, kind="stable").iloc[0]
+        rows.append({
+            "topic": topic, "transactional_producers": len(per_pid), "single_txn_epoch0": int(single.sum()),
+            "reinitialised": int(reinit.sum()), "multi_txn_producers": int(multi.sum()),
+            "first_time": int(times.min()) if len(times) else -1, "last_time": int(ends.max()) if len(ends) else -1,
+            **{f"example_{k}": int(example[k]) for k in _PARTIAL_KEY},
+            "file_id": int(example.file_id), "line": int(example.first_line), "byte": int(example.first_byte),
+        })
+    return pd.DataFrame(rows, columns=columns)
+
+
+def combine_topic_producers(partials: list[pd.DataFrame]) -> pd.DataFrame:
+    """The combine step: one ``topic_producers`` row per topic from the partials of sets of producer ids."""
+    filled = [p for p in partials if len(p)]
+    if not filled:
+        return pd.DataFrame(columns=list(TOPIC_PRODUCERS.columns))
+    frame = pd.concat(filled, ignore_index=True)
+    rows = []
+    for topic, g in frame.groupby("topic", sort=True):
+        example = g.sort_values([f"example_{k}" for k in _PARTIAL_KEY], kind="stable").iloc[0]
+        total = int(g["transactional_producers"].sum())
+        single = int(g["single_txn_epoch0"].sum())
+        times = g["first_time"][g["first_time"] >= 0]
+        ends = g["last_time"][g["last_time"] >= 0]
         first = int(times.min()) if len(times) else -1
         last = int(ends.max()) if len(ends) else -1
-        example = g.iloc[0]
-        total = len(per_pid)
         rows.append({
-            "topic": topic, "transactional_producers": total, "single_txn_epoch0": int(single.sum()),
-            "reinitialised": int(reinit.sum()), "multi_txn_producers": int(multi.sum()),
-            "share_single": float(single.sum()) / total if total else 0.0,
+            "topic": topic, "transactional_producers": total, "single_txn_epoch0": single,
+            "reinitialised": int(g["reinitialised"].sum()), "multi_txn_producers": int(g["multi_txn_producers"].sum()),
+            "share_single": float(single) / total if total else 0.0,
             "window_ms": last - first if first >= 0 and last >= 0 else -1,
             "first_time": first, "last_time": last,
-            "file_id": int(example.file_id), "line": int(example.first_line), "byte": int(example.first_byte),
+            "file_id": int(example.file_id), "line": int(example.line), "byte": int(example.byte),
         })
     return pd.DataFrame(rows, columns=list(TOPIC_PRODUCERS.columns))

@@ -12,7 +12,8 @@ decided inside one group once a few run-wide values are known:
   step over all ids (family sizes of per-start ids);
 * **per producer id**: spans and their history, epoch changes, zombie writes, sequence labels,
   cross-checks with the coordinator, snapshots and ``.txnindex`` (``producer_facts``);
-* **per topic**: producers per topic (``topic_facts``).
+* **per topic**: producers per topic (``topic_facts``); computed as partials per set of producer
+  ids (``topic_partials``) joined by a small combine step (``combine_topics``, one row per topic).
 
 Each stage's output for a set of whole groups depends only on those groups' rows and the run-wide
 values: the local runner calls each stage once over all groups, a distributed runner once per
@@ -36,7 +37,7 @@ from .crosscheck import (
     mark_orphaned,
     resolve_unknown_markers,
 )
-from .history import build_epoch_changes, build_topic_producers
+from .history import build_epoch_changes, build_topic_producers, combine_topic_producers, topic_producer_partials
 from .spans import build_spans
 
 #: The group key of each fact table the stages build: what a distributed runner partitions by.
@@ -136,6 +137,16 @@ def producer_facts(
 def topic_facts(spans: pd.DataFrame) -> dict[str, pd.DataFrame]:
     """Per topic: transactional producers and how many wrote a single transaction."""
     return {"topic_producers": build_topic_producers(spans)}
+
+
+def topic_partials(spans: pd.DataFrame) -> pd.DataFrame:
+    """Per topic over some whole producer ids (a producer stage's spans): joined by ``combine_topics``."""
+    return topic_producer_partials(spans)
+
+
+def combine_topics(partials: list[pd.DataFrame]) -> dict[str, pd.DataFrame]:
+    """The combine step of the topic facts: one row per topic, from every set of producer ids."""
+    return {"topic_producers": combine_topic_producers(partials)}
 
 
 def canonical(frame: pd.DataFrame) -> pd.DataFrame:

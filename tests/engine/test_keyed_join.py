@@ -46,10 +46,13 @@ def _distributed(paths: list[Path], parts: int):
                       lambda piece, start, state: pytest.fail("no range here needs reading again"),
                       {i: str(p) for i, p in enumerate(paths)})
     slices: dict[int, list] = {}
+    folds = []
     for order, result in results:
         for code, item in keyed.partition_slices(order, result, plan.joins[order]):
             slices.setdefault(code, []).append(item)
-    folds = [keyed.fold_partition(code, items) for code, items in slices.items()]
+        folds += keyed.own_partitions(order, result, plan.joins[order])
+    assert slices  # the cut dump's partitions are held by several pieces
+    folds += [keyed.fold_partition(code, items) for code, items in slices.items()]
     return plan, folds, len(pieces)
 
 

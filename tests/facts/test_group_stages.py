@@ -23,10 +23,12 @@ from kafkadiag.facts.stages import (
     GROUP_KEYS,
     canonical,
     combine_coordinator,
+    combine_topics,
     coordinator_facts,
     producer_facts,
     run_values,
     topic_facts,
+    topic_partials,
 )
 from kafkadiag.readers.base import ReadOptions
 from kafkadiag.tables import ABORTED_TXNS, SNAPSHOT_ENTRIES, TXN_RECORDS
@@ -89,7 +91,11 @@ def _check(paths: list[str], seed: int) -> int:
 
     spans = whole["spans"]
     topics = topic_facts(spans)
-    _assert_tables_equal(topics, [topic_facts(_part(spans, "topic", keep)) for keep in _deal(spans["topic"], seed)])
+    shuffled = spans.sample(frac=1, random_state=seed).reset_index(drop=True)  # no stage may depend on row order
+    _assert_tables_equal(topics, [topic_facts(_part(shuffled, "topic", keep)) for keep in _deal(spans["topic"], seed)])
+    # The topic stage as a distributed runner runs it: partials per set of producer ids, then the combine step.
+    by_pid = [topic_partials(_part(shuffled, "producer_id", keep)) for keep in _deal(spans["producer_id"], seed)]
+    _assert_tables_equal(topics, [combine_topics(by_pid)])
     return len(spans)
 
 

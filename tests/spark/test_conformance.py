@@ -5,6 +5,10 @@ file, line and text, fixes; the inputs table; the summary counts), except the li
 which engine ran. Both runs go through the command line in this process, with absolute paths.
 A Spark job spends most of its time waiting on the scheduler, so the Spark runs of all cases are
 started first, a few at a time on the one session, and each test then compares its case.
+
+Inputs this small run the keyed stages in one Spark task; a sample of the cases (every
+``SHUFFLED_EVERY``-th) is also run with the shuffles a large input gets (one task per bucket and
+stage), which the other Spark tests use too.
 """
 
 from __future__ import annotations
@@ -31,6 +35,8 @@ SCENARIOS = [
 ]
 SIMULATED = Path(tempfile.mkdtemp(prefix="kafkadiag-conformance-"))
 CONCURRENT_RUNS = 3
+SHUFFLED_EVERY = 6
+SHUFFLED = ["--spark-conf", "spark.kafkadiag.oneTaskBytes=0"]
 
 
 def _rule_args(folder: Path) -> list[str]:
@@ -107,22 +113,35 @@ def spark_reports(spark_ready: str) -> dict[str, dict | BaseException]:
     _simulate()
     engine = ["--engine", "spark", "--master", spark_ready]
 
-    def one(case: str):
+    def one_run(case: str, args: list[str]):
         try:
-            return report(case, engine)
+            return report(case, args)
         except BaseException as exc:  # reported by the test of that case
             return exc
 
     report(next(iter(CASES)), engine)  # the session and its workers start once, not in every thread
+    runs = [(case, []) for case in CASES] + [(case, SHUFFLED) for case in SHUFFLED_CASES]
     with ThreadPoolExecutor(max_workers=CONCURRENT_RUNS) as pool:
-        return dict(zip(CASES, pool.map(one, CASES)))
+        results = list(pool.map(lambda run: one_run(run[0], engine + run[1]), runs))
+    return {(case, bool(extra)): result for (case, extra), result in zip(runs, results)}
 
 
-@pytest.mark.parametrize("case", list(CASES))
-def test_same_report(case: str, spark_reports: dict) -> None:
-    spark = spark_reports[case]
+SHUFFLED_CASES = list(CASES)[::SHUFFLED_EVERY]
+
+
+def _compare(spark, case: str) -> None:
     if isinstance(spark, BaseException):
         raise spark
     local = report(case, ["--engine", "local"])
     assert spark["findings"] == local["findings"]
     assert spark == local
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_same_report(case: str, spark_reports: dict) -> None:
+    _compare(spark_reports[(case, False)], case)
+
+
+@pytest.mark.parametrize("case", SHUFFLED_CASES)
+def test_same_report_with_shuffles(case: str, spark_reports: dict) -> None:
+    _compare(spark_reports[(case, True)], case)

@@ -85,10 +85,12 @@ def test_large_dump_in_ranges_and_gzip_whole(tmp_path: Path, spark_ready: str, m
         z.write(dump.read_bytes())
     for name in ("bulk.txt", "bulk.txt.gz"):
         _, local, _ = _run(["--engine", "local", name], monkeypatch, tmp_path)
-        _, spark, _ = _run(["--engine", "spark", "--master", spark_ready, name], monkeypatch, tmp_path)
+        _, spark, _ = _run(["--engine", "spark", "--master", spark_ready, "--spark-conf",
+                            "spark.kafkadiag.oneTaskBytes=0", name], monkeypatch, tmp_path)
         engine = spark["summary"].pop("engine")
         local["summary"].pop("engine")
         assert engine["tasks"] >= (5 if name == "bulk.txt" else 1)
+        assert engine["keyed_stages"] == "2 buckets"
         assert spark["summary"] == local["summary"] and local["summary"]["batches"] > 10000
         assert spark["findings"] == local["findings"]
         assert spark["inputs"] == local["inputs"]

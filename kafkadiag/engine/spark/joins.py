@@ -11,7 +11,7 @@ local runner's range joiner makes, taken here on metadata alone so the data can 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ...facts.batch_stream import PartitionStats, join_partition_stats
@@ -67,6 +67,12 @@ def plan_joins(metas: list[PieceMeta], pieces: dict[int, Piece], sizes: dict[int
             plan.configs.extend(meta.configs)
             continue
         _plan_ranges(plan, group, pieces, sizes, reread, displays[file_id], codes)
+    holders: dict[int, int] = {}
+    for join in plan.joins.values():
+        for code in set(join.codes):
+            holders[code] = holders.get(code, 0) + 1
+    shared = frozenset(code for code, count in holders.items() if count > 1)
+    plan.joins = {order: replace(join, shared=shared & frozenset(join.codes)) for order, join in plan.joins.items()}
     return plan
 
 

@@ -21,7 +21,7 @@ from ...facts.batch_stream import PARTIAL_COLUMNS, BatchStream, PartitionStats
 from ...facts.coordinator import log_partition_summary
 from ...facts.id_shapes import family_and_shape
 from ...facts.build import CollectedEvents, _shifted, with_subject_label
-from ...facts.stages import RunValues, coordinator_facts, producer_facts, topic_facts
+from ...facts.stages import RunValues, coordinator_facts, producer_facts
 from ...readers.base import InputReport
 from ...readers.dumplog_parser import SectionState
 from .task import PieceResult
@@ -82,6 +82,7 @@ class PieceJoin:
     line_offset: int
     rename: dict[Key, Key]  # placeholder partition -> the partition the previous range ended in
     codes: list[int]  # the piece's partition codes -> the run's codes (first-seen order)
+    shared: frozenset[int] = frozenset()  # run codes of partitions that other pieces hold too
 
 
 # ------------------------------------------------------------------------------------------
@@ -142,11 +143,23 @@ def piece_tables(result: PieceResult, join: PieceJoin) -> dict[str, pd.DataFrame
 
 
 def partition_slices(order: int, result: PieceResult, join: PieceJoin) -> Iterator[tuple[int, tuple[int, int, int, BatchStream]]]:
-    """``(run partition code, (piece order, renamed first?, line offset, stream of that partition))``."""
+    """``(run partition code, (piece order, renamed first?, line offset, stream of that partition))``
+    for each partition of the piece that other pieces hold too (those are merged after a shuffle)."""
     stream = events_of(result).batches
     for local, key in enumerate(stream.tp_keys):
-        real = join.rename.get(key, key)
-        yield join.codes[local], (order, 0 if key in join.rename else 1, join.line_offset, stream.only(local, real))
+        if join.codes[local] in join.shared:
+            real = join.rename.get(key, key)
+            yield join.codes[local], (order, 0 if key in join.rename else 1, join.line_offset, stream.only(local, real))
+
+
+def own_partitions(order: int, result: PieceResult, join: PieceJoin) -> Iterator[dict]:
+    """The partitions only this piece holds, finished where the piece is: no shuffle needed."""
+    stream = events_of(result).batches
+    for local, key in enumerate(stream.tp_keys):
+        code = join.codes[local]
+        if code not in join.shared:
+            piece = stream.only(local, join.rename.get(key, key))
+            yield fold_partition(code, [(order, 1, join.line_offset, piece)])
 
 
 def fold_partition(code: int, slices: Iterable[tuple[int, int, int, BatchStream]]) -> dict:
@@ -191,11 +204,6 @@ def producer_bucket(tables: dict[str, pd.DataFrame], run: RunValues) -> dict[str
     aborted = tables.get("aborted", ABORTED_TXNS.empty())
     snapshots = tables.get("snapshots", SNAPSHOT_ENTRIES.empty())
     return producer_facts(merged, sequences, txns, aborted, snapshots, run)
-
-
-def topic_bucket(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
-    spans = tables.get("spans")
-    return topic_facts(spans) if spans is not None and len(spans) else {}
 
 
 def log_bucket(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
@@ -245,3 +253,43 @@ def table_counts(tables: dict[str, pd.DataFrame]) -> dict[str, int]:
     if records is not None:
         out["coordinator_records"] = len(records)
     return out
+
+
+# ------------------------------------------------------------------------------------------
+# Small inputs: every keyed stage in one task (one bucket), the same functions in the same order.
+
+def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame | None:
+    frames = [f for f in frames if f is not None and len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else None
+
+
+def stages_in_one_task(results: Iterable[tuple[int, PieceResult]], joins: dict[int, PieceJoin], run: RunValues,
+                       rules: list, config: dict) -> list[tuple]:
+    """What the shuffled stages give, for an input small enough that one task does it all.
+
+    Starting a shuffle costs a fixed fraction of a second; below a few megabytes that is most of
+    the run. The stages are the keyed functions above, over one bucket holding every key.
+    """
+    from ...facts.stages import topic_partials
+
+    slices: dict[int, list] = {}
+    folds: list[dict] = []
+    tables: list[dict[str, pd.DataFrame]] = []
+    for order, result in sorted(results, key=lambda r: r[0]):
+        join = joins[order]
+        folds += own_partitions(order, result, join)
+        for code, item in partition_slices(order, result, join):
+            slices.setdefault(code, []).append(item)
+        tables.append(piece_tables(result, join))
+    folds += [fold_partition(code, items) for code, items in slices.items()]
+    pick = lambda name: _joined([t.get(name) for t in tables])  # noqa: E731
+    records = pick("txn_records")
+    coord = coordinator_bucket({"txn_records": records} if records is not None else {}, run)
+    inputs = {"merged": _joined([f["merged"] for f in folds]), "sequences": _joined([f["sequences"] for f in folds]),
+              "coordinator_txns": coord.get("coordinator_txns"), "aborted": pick("aborted"), "snapshots": pick("snapshots")}
+    producers = producer_bucket({k: v for k, v in inputs.items() if v is not None}, run)
+    logs = log_bucket({"log_events": pick("log_events")} if pick("log_events") is not None else {})
+    if records is not None:
+        logs["txn_records"] = records
+    return [(matched_rows(d, rules, config), table_counts(d), topic_partials(d["spans"]) if "spans" in d else None)
+            for d in (producers, coord, logs)]

@@ -7,8 +7,10 @@
    partition are merged in input order (``BatchStream.merge``, as the local runner joins ranges).
 3. **Run-wide values**: partition stats and the ``__transaction_state`` partitions' ends are
    small; the driver gathers them and broadcasts :class:`RunValues`.
-4. **Per transactional.id**, then the family combine; **per producer id** (spans, epochs,
-   sequences, cross-checks); **per topic**: the stages of :mod:`kafkadiag.facts.stages`.
+4. **Per transactional.id family** (the coordinator's history, family sizes included), then **per
+   producer id** (spans, epochs, sequences, cross-checks) with the coordinator's transactions
+   joined by producer id; **per topic** as partials per producer bucket and a combine step on the
+   driver (one row per topic and bucket): the stages of :mod:`kafkadiag.facts.stages`.
 5. **Rules**: executors keep the rows some rule matches; the driver runs the rules over those
    rows, correlates the findings and reads their evidence lines back by (file, byte).
 
@@ -26,7 +28,7 @@ import pandas as pd
 from ...config import EffectiveConfig
 from ...facts.build import CollectedEvents
 from ...facts.coordinator import join_log_partitions
-from ...facts.stages import RunValues
+from ...facts.stages import RunValues, combine_topics, topic_partials
 from ...readers.base import InputReport, ReadOptions
 from ..correlate import correlate
 from ..evidence import fill_evidence, local_lines
@@ -40,8 +42,11 @@ from .plan import Plan, expand, is_uri, make_plan
 from .session import SparkFailed, SparkUnavailable, first_error, log_path, start_session
 from .task import Piece, PieceResult, read_fetched, read_piece, read_whole
 
-#: Fact tables produced per stage, for the rule filter.
-_RULE_TABLES = ("txn_records", "log_events")
+#: Inputs smaller than this run the keyed stages in one task, without shuffles: starting a
+#: shuffle costs a fixed fraction of a second, most of a small run. ``--spark-conf`` can move it
+#: (0: always shuffle, as a large input does).
+ONE_TASK_CONF = "spark.kafkadiag.oneTaskBytes"
+ONE_TASK_BYTES = 64 << 20
 
 
 class SparkRunner:
@@ -58,7 +63,7 @@ class SparkRunner:
                 now_ms: int | None, evaluate: Callable) -> AnalysisResult:
         spark = start_session(self.master, self.conf)
         try:
-            return _Run(spark, options, rules, config, now_ms, evaluate, self.details).run(paths)
+            return _Run(spark, options, rules, config, now_ms, evaluate, self.details, self.conf).run(paths)
         except (SparkUnavailable, SparkFailed):
             raise
         except Exception as exc:
@@ -72,13 +77,14 @@ class _Run:
     """One analysis on one Spark session."""
 
     def __init__(self, spark: Any, options: ReadOptions, rules: list, config: EffectiveConfig, now_ms: int | None,
-                 evaluate: Callable, details: dict) -> None:
+                 evaluate: Callable, details: dict, conf: Mapping[str, str]) -> None:
         from pyspark import StorageLevel
 
         self.spark, self.sc = spark, spark.sparkContext
         self.options = reduction_options(options)
         self.rules, self.config, self.now_ms, self.evaluate = rules, config, now_ms, evaluate
         self.details = details
+        self.conf = conf  # this run's --spark-conf: its spark.kafkadiag.* keys apply even to a running session
         self.buckets = max(1, self.sc.defaultParallelism)
         self.level = StorageLevel.MEMORY_AND_DISK
         self.persisted: list = []
@@ -92,7 +98,7 @@ class _Run:
     def run(self, paths: list[str]) -> AnalysisResult:
         from .ship import ship_package
 
-        ship_package(self.spark, self.sc.master)
+        ship_package(self.spark, self.sc.master, dict(self.conf))
         try:
             return self._run(paths)
         finally:
@@ -115,7 +121,7 @@ class _Run:
             results = results.filter(lambda r: r[0] not in replaced)
         if joins.extra:
             results = results.union(self.sc.parallelize(joins.extra, len(joins.extra)))
-        tables = self._facts(results, joins, reports)
+        tables = self._facts(results, joins, reports, sum(sizes.values()))
         collected = Collected(CollectedEvents(), reports, plan.files, joins.configs)
         findings = apply_rules(tables["matched"], self.rules, collected, self.config, self.evaluate)
         findings = correlate(findings, {r.id for r in self.rules if r.table == "log_events"})
@@ -186,14 +192,25 @@ class _Run:
         return read_range(piece.location, piece.display, piece.file_id, self.options, start, piece.end, state)
 
     # ------------------------------------------------------------------------------------------
-    def _facts(self, results, joins, reports: list[InputReport]) -> dict:
+    def _facts(self, results, joins, reports: list[InputReport], input_bytes: int) -> dict:
         """Every fact stage, keyed, and the rule filter: one Spark job; matched rows and counts come back."""
         sc, n = self.sc, self.buckets
         by_order = sc.broadcast(joins.joins)
         run_b = sc.broadcast(self._run_values(joins, reports))
-        folds = (results.flatMap(lambda r: keyed.partition_slices(r[0], r[1], by_order.value[r[0]]))
-                 .groupByKey(n).map(lambda kv: keyed.fold_partition(kv[0], kv[1])))
-        tabled = self.keep(results.map(lambda r: keyed.piece_tables(r[1], by_order.value[r[0]])))
+        rules, config = self.rules, self.config.as_mapping()
+        if input_bytes < int(self.conf.get(ONE_TASK_CONF) or self.spark.conf.get(ONE_TASK_CONF, str(ONE_TASK_BYTES))):
+            triples = results.coalesce(1).mapPartitions(
+                lambda it: keyed.stages_in_one_task(it, by_order.value, run_b.value, rules, config)).collect()
+            self.details["keyed_stages"] = "one task"
+            return self._gather(triples, joins, rules, config)
+        self.details["keyed_stages"] = f"{n} buckets"
+        # Partitions held by one piece are finished where they were read; the others meet by partition.
+        folds = results.flatMap(lambda r: keyed.own_partitions(r[0], r[1], by_order.value[r[0]]))
+        if any(j.shared for j in joins.joins.values()):
+            folds = folds.union(results.flatMap(lambda r: keyed.partition_slices(r[0], r[1], by_order.value[r[0]]))
+                                .groupByKey(n).map(lambda kv: keyed.fold_partition(kv[0], kv[1])))
+        # Cheap to derive again from the kept results: not kept itself.
+        tabled = results.map(lambda r: keyed.piece_tables(r[1], by_order.value[r[0]]))
         coord = self.keep(
             tabled.flatMap(lambda t: keyed.split_by_family(t.get("txn_records"), n, "txn_records"))
             .partitionBy(n, lambda b: b)
@@ -206,21 +223,29 @@ class _Run:
             tabled.flatMap(lambda t: [*keyed.split(t.get("aborted"), "producer_id", n, "aborted"),
                                       *keyed.split(t.get("snapshots"), "producer_id", n, "snapshots")]),
         ])
-        producers = self.keep(inputs.partitionBy(n, lambda b: b)
-                              .mapPartitions(lambda it: [keyed.producer_bucket(keyed.gather(it), run_b.value)]))
-        topics = (producers.flatMap(lambda d: keyed.split(d.get("spans"), "topic", n, "spans"))
-                  .partitionBy(n, lambda b: b).mapPartitions(lambda it: [keyed.topic_bucket(keyed.gather(it))]))
+        producers = (inputs.partitionBy(n, lambda b: b)
+                     .mapPartitions(lambda it: [keyed.producer_bucket(keyed.gather(it), run_b.value)]))
         logs = tabled.map(lambda t: {**keyed.log_bucket(t), **({"txn_records": t["txn_records"]} if "txn_records" in t else {})})
 
-        rules, config = self.rules, self.config.as_mapping()
-        everything = sc.union([producers, topics, coord, logs])
-        pairs = everything.map(lambda d: (keyed.matched_rows(d, rules, config), keyed.table_counts(d))).collect()
+        everything = sc.union([producers, coord, logs])
+        triples = everything.map(lambda d: (keyed.matched_rows(d, rules, config), keyed.table_counts(d),
+                                            topic_partials(d["spans"]) if "spans" in d else None)).collect()
+        return self._gather(triples, joins, rules, config)
+
+    def _gather(self, triples: list, joins, rules: list, config: dict) -> dict:
+        """Matched rows per table, summed counts, and the topic stage's combine step, on the driver."""
         matched: dict[str, list[pd.DataFrame]] = {}
         counts: Counter = Counter()
-        for rows, part_counts in pairs:
+        partials = []
+        for rows, part_counts, topic_part in triples:
             for name, frame in rows.items():
                 matched.setdefault(name, []).append(frame)
             counts.update(part_counts)
+            if topic_part is not None:
+                partials.append(topic_part)
+        # The topic stage's combine step runs here: one row per topic and producer bucket came back.
+        for name, frame in keyed.matched_rows(combine_topics(partials), rules, config).items():
+            matched.setdefault(name, []).append(frame)
         tables = {name: pd.concat(frames, ignore_index=True) for name, frames in matched.items()}
         summary = {
             "batches": int(sum(s.batches for s in joins.stats.values())),

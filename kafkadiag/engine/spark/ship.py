@@ -38,12 +38,12 @@ def package_zip(target_dir: str) -> str:
     return target
 
 
-def ship_package(spark: Any, master: str) -> None:
+def ship_package(spark: Any, master: str, conf: dict | None = None) -> None:
     """Send the package to the executors once per session (not for local masters)."""
     global _shipped
     if is_local_master(master) or _shipped:
         return
-    if spark.conf.get("spark.kafkadiag.ship", "true").lower() == "false":
+    if ((conf or {}).get("spark.kafkadiag.ship") or spark.conf.get("spark.kafkadiag.ship", "true")).lower() == "false":
         return  # the user shipped it (--py-files, spark.archives with a packed environment)
     _shipped = package_zip(tempfile.mkdtemp(prefix="kafkadiag-ship-"))
     spark.sparkContext.addPyFile(_shipped)

@@ -88,12 +88,6 @@ def read_piece(piece: Piece, options: ReadOptions) -> PieceResult:
         return PieceResult(piece, range=result, module_file=module_file)
 
 
-def read_pieces(pieces: Iterator[Piece], options: ReadOptions) -> Iterator[PieceResult]:
-    """The body of a task: its pieces in order (small files are grouped so a task is worth starting)."""
-    for piece in pieces:
-        yield read_piece(piece, options)
-
-
 def read_fetched(rows: Iterator, files: dict[str, tuple[int, str]], options: ReadOptions) -> Iterator[PieceResult]:
     """The body of a task over Spark's ``binaryFile`` rows: each row is one whole input's bytes."""
     for row in rows:

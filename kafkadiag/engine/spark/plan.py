@@ -31,6 +31,9 @@ MAX_RANGE_BYTES = 256 << 20
 #: Small inputs are grouped into tasks of about this many bytes (or this many files).
 TASK_BYTES = 64 << 20
 MIN_TASK_BYTES = 4 << 20
+#: Reading a byte of client log costs about this many bytes of dump (measured: ~17 MB/s against
+#: ~230 MB/s per process); small files are grouped by this weighted size.
+LOG_COST = 8
 TASK_FILES = 512
 #: Spark's binaryFile source holds a whole file in one row, which caps it below 2 GiB.
 BINARY_FILE_LIMIT = (1 << 31) - 1
@@ -105,12 +108,15 @@ def make_plan(specs: list[InputSpec], sizes: dict[int, int], parallelism: int, s
             local.append((file_id, spec, size))
             local_total += size
     cut_size = range_bytes(local_total, parallelism)
-    group_target = max(MIN_TASK_BYTES, min(TASK_BYTES, local_total // max(1, 2 * parallelism)))
+    dumps = {file_id: splittable(os.path.abspath(spec.path)) for file_id, spec, _size in local}
+    # Grouping weighs bytes by what reading them costs: a log line costs several dump lines.
+    work = sum(size * (1 if dumps[file_id] else LOG_COST) for file_id, _spec, size in local)
+    group_target = max(MIN_TASK_BYTES, min(TASK_BYTES, work // max(1, 2 * parallelism)))
     group: list[Piece] = []
     group_bytes = 0
     for file_id, spec, size in local:
         location = os.path.abspath(spec.path)  # executors run in their own working directory
-        if size >= 2 * MIN_RANGE_BYTES and splittable(location):
+        if size >= 2 * MIN_RANGE_BYTES and dumps[file_id]:
             cuts = cut_points(location, size, max(2, math.ceil(size / cut_size)))
         else:
             cuts = [0, size]
@@ -125,7 +131,7 @@ def make_plan(specs: list[InputSpec], sizes: dict[int, int], parallelism: int, s
         piece = Piece(file_id, spec.display, location)
         plan.pieces[file_id] = [piece]
         group.append(piece)
-        group_bytes += size
+        group_bytes += size * (1 if dumps[file_id] else LOG_COST)
         if group_bytes >= group_target or len(group) >= TASK_FILES:
             plan.tasks.append(group)
             group, group_bytes = [], 0

@@ -142,7 +142,7 @@ def analyze(
     if choice.name == "spark":
         choice = replace(choice, master=str(result.stats["engine"]["master"]))
     _fill_placeholders(result.findings, bootstrap_server)
-    notes = [f"engine: {choice.describe()}"] if choice.name == "spark" or engine != Engine.auto else []
+    notes = [f"engine: {choice.describe()}"]
     if now_ms is None:
         notes.append("ages are measured against the newest timestamp of each partition; pass --now to use another time")
     report = Report(

@@ -48,6 +48,15 @@ def spark_missing() -> str | None:
     return None
 
 
+def local_driver_gb() -> int:
+    """JVM heap for a local master: a quarter of this machine's memory, between 1 and 8 GB."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 2
+    return max(1, min(8, total // (4 << 30)))
+
+
 def is_local_master(master: str) -> bool:
     return master == "local" or master.startswith("local[") or master.startswith("local-cluster[")
 
@@ -93,7 +102,10 @@ def start_session(master: str | None, conf: Mapping[str, str]) -> Any:
     master = master or "local[*]"
     if is_local_master(master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        settings.update({"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1"})
+        settings.update({"spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+                         # A local master's tasks run in the driver's JVM: Spark's 1 GB default ran out
+                         # of heap on 10 GB of dumps. A quarter of the machine's memory, 1 to 8 GB.
+                         "spark.driver.memory": f"{local_driver_gb()}g"})
     settings.update(conf)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)

@@ -28,7 +28,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from .batch_stream import BatchStream
+from .batch_stream import BatchStream, PartitionStats
 from .coordinator import LogPartitionValues, build_coordinator_facts, combine_families, log_partition_values
 from .crosscheck import (
     build_prepared_partitions,
@@ -75,18 +75,26 @@ def run_values(
     v2_possible: bool, now_ms: int | None,
 ) -> RunValues:
     """The run-wide values, from the partition stats of the batch reduction and the coordinator records."""
-    stats = stream.partitions
+    return run_values_from(stream.tp_keys, stream.partitions, log_partition_values(records, now_ms), config,
+                           config_is_default, v2_possible, now_ms)
+
+
+def run_values_from(
+    tp_keys: list[tuple[str, int]], stats: Mapping[int, PartitionStats], log_partitions: LogPartitionValues,
+    config: Mapping[str, int], config_is_default: Mapping[str, bool], v2_possible: bool, now_ms: int | None,
+) -> RunValues:
+    """The run-wide values from per-partition stats (a distributed runner joins those from metadata)."""
     return RunValues(
         config=config,
         config_is_default=config_is_default,
         v2_possible=v2_possible,
         now_ms=now_ms,
-        tp_keys=list(stream.tp_keys),
+        tp_keys=list(tp_keys),
         partition_end={code: s.last_time for code, s in stats.items()},
         compacted=frozenset(code for code, s in stats.items() if s.holes > 0),
         end_by_tp={(s.topic, s.partition): (now_ms if now_ms is not None else s.last_time) for s in stats.values()},
         evidence_end=int(now_ms if now_ms is not None else max([s.last_time for s in stats.values()] + [-1])),
-        log_partitions=log_partition_values(records, now_ms),
+        log_partitions=log_partitions,
     )
 
 

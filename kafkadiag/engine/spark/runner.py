@@ -28,7 +28,7 @@ import pandas as pd
 from ...config import EffectiveConfig
 from ...facts.build import CollectedEvents
 from ...facts.coordinator import join_log_partitions
-from ...facts.stages import RunValues, combine_topics, topic_partials
+from ...facts.stages import RunValues, combine_topics, run_values_from, topic_partials
 from ...readers.base import InputReport, ReadOptions
 from ..correlate import correlate
 from ..evidence import fill_evidence, local_lines
@@ -258,21 +258,10 @@ class _Run:
 
     def _run_values(self, joins, reports: list[InputReport]) -> RunValues:
         """The run-wide values, from the pieces' metadata alone (computed before any fact stage)."""
-        now = self.now_ms
-        stats = joins.stats
         config = self.config
-        return RunValues(
-            config=config.as_mapping(),
-            config_is_default={k: v.is_default for k, v in config.values.items()},
-            v2_possible=v2_possible(reports),
-            now_ms=now,
-            tp_keys=list(joins.tp_keys),
-            partition_end={code: s.last_time for code, s in stats.items()},
-            compacted=frozenset(code for code, s in stats.items() if s.holes > 0),
-            end_by_tp={(s.topic, s.partition): (now if now is not None else s.last_time) for s in stats.values()},
-            evidence_end=int(now if now is not None else max([s.last_time for s in stats.values()] + [-1])),
-            log_partitions=join_log_partitions(joins.log_partitions, now),
-        )
+        return run_values_from(joins.tp_keys, joins.stats, join_log_partitions(joins.log_partitions, self.now_ms),
+                               config.as_mapping(), {k: v.is_default for k, v in config.values.items()},
+                               v2_possible(reports), self.now_ms)
 
 
 def _size(path: str) -> int:

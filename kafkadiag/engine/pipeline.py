@@ -21,7 +21,7 @@ from ..findings import Evidence, Finding
 from ..memory import return_free_memory
 from ..readers.base import InputReport, ReadOptions
 from .correlate import correlate
-from .evidence import LineFetcher, fill_evidence
+from .evidence import fill_evidence
 
 
 @dataclass
@@ -36,8 +36,6 @@ class Collected:
     reports: list[InputReport]
     files: list[str]
     configs: list = field(default_factory=list)
-    #: Reads evidence lines back by (file, byte); None reads files on this machine.
-    lines: LineFetcher | None = None
 
 
 class Runner(Protocol):
@@ -132,7 +130,7 @@ def diagnose(
     tables = build_facts(collected, config, now_ms)
     findings = apply_rules(tables, rules, collected, config, evaluate or default_evaluate)
     findings = correlate(findings, {r.id for r in rules if r.table == "log_events"})
-    fill_evidence(findings, collected.lines)
+    fill_evidence(findings)
     stats = summarize(tables, collected.events)
     return AnalysisResult(findings, collected.reports, collected.files, tables, config, now_ms, stats)
 

@@ -4,12 +4,16 @@ Fact tables can hold millions of rows, so every comparison is a whole-column pan
 operation; Python only walks the (small) condition tree. Null values never match an ordering or
 equality test (``ne`` and ``not_in`` treat them as different from everything). ``matches`` is
 ``re.search``: it matches anywhere unless the pattern is anchored with ``^``/``$``.
+
+Regular expressions are the costly part (one Python call per value), so ``matches`` runs once
+per distinct value of the column (error-code and exception columns hold a handful), and an
+``all`` evaluates its regex children last and only on the rows its other children left.
 """
 
 from __future__ import annotations
 
 import operator
-import warnings
+import re
 from typing import Callable
 
 import numpy as np
@@ -41,12 +45,7 @@ def condition_mask(cond: Condition, frame: pd.DataFrame, config: ConfigView) -> 
     """Rows of ``frame`` that satisfy ``cond``, as a numpy bool array of ``len(frame)``."""
     n = len(frame)
     if isinstance(cond, AllOf):
-        mask = np.ones(n, dtype=bool)
-        for child in cond.children:
-            mask &= condition_mask(child, frame, config)
-            if not mask.any():
-                break
-        return mask
+        return _all_of(cond, frame, config)
     if isinstance(cond, AnyOf):
         mask = np.zeros(n, dtype=bool)
         for child in cond.children:
@@ -57,6 +56,42 @@ def condition_mask(cond: Condition, frame: pd.DataFrame, config: ConfigView) -> 
     if isinstance(cond, NotOf):
         return ~condition_mask(cond.child, frame, config)
     return _comparison(cond, frame, config)
+
+
+#: Below this many rows, or above this share of rows left, an ``all`` evaluates its remaining
+#: children on the whole frame: taking the subset would cost more than it saves.
+SUBSET_MIN_ROWS = 512
+SUBSET_MAX_SHARE = 0.5
+
+
+def _costly(cond: Condition) -> bool:
+    """Whether a condition runs a regular expression somewhere (evaluated last in an ``all``)."""
+    if isinstance(cond, (AllOf, AnyOf)):
+        return any(_costly(c) for c in cond.children)
+    if isinstance(cond, NotOf):
+        return _costly(cond.child)
+    return cond.op == "matches"
+
+
+def _all_of(cond: AllOf, frame: pd.DataFrame, config: ConfigView) -> np.ndarray:
+    """Children in order, cheap ones first; once few rows are left, the rest run on those rows only."""
+    n = len(frame)
+    mask = np.ones(n, dtype=bool)
+    rows: np.ndarray | None = None  # positions of ``part`` in ``frame`` (None: part is frame)
+    part = frame
+    for child in sorted(cond.children, key=_costly):  # stable: the rule's order within each kind
+        sub = condition_mask(child, part, config)
+        if rows is None:
+            mask &= sub
+        else:
+            mask[rows[~sub]] = False
+        left = int(mask.sum())
+        if left == 0:
+            break
+        if n >= SUBSET_MIN_ROWS and left <= SUBSET_MAX_SHARE * len(part):
+            rows = np.flatnonzero(mask)
+            part = frame.take(rows)
+    return mask
 
 
 def _column(frame: pd.DataFrame, name: str, path: str) -> pd.Series:
@@ -118,10 +153,7 @@ def _comparison(cmp: Comparison, frame: pd.DataFrame, config: ConfigView) -> np.
         if cmp.op == "not_in":
             return ~_to_mask(series.isin(list(cmp.arg)), n)  # type: ignore[arg-type]
         if cmp.op == "matches":
-            text = series if ptypes.is_string_dtype(series.dtype) else series.astype(str)
-            with warnings.catch_warnings():  # groups in a pattern are fine: only the match matters
-                warnings.filterwarnings("ignore", "This pattern is interpreted as a regular expression")
-                return _to_mask(text.str.contains(cmp.arg, regex=True, na=False), n)
+            return _matches(series, cmp.arg)  # type: ignore[arg-type]
         if cmp.op == "exists":
             known = _to_mask(_known(series), n)
             return known if cmp.arg else ~known
@@ -131,3 +163,16 @@ def _comparison(cmp: Comparison, frame: pd.DataFrame, config: ConfigView) -> np.
         message = f"cannot compare column '{cmp.field}' ({series.dtype}) with {cmp.op}: {exc}"
         raise ConditionError(cmp.path, message) from exc
     raise ConditionError(cmp.path, f"unknown operator '{cmp.op}'")
+
+
+def _matches(series: pd.Series, pattern: re.Pattern | str) -> np.ndarray:
+    """``re.search`` over each distinct value once; null never matches (as ``str.contains(na=False)``)."""
+    search = (pattern if isinstance(pattern, re.Pattern) else re.compile(pattern)).search
+    if not ptypes.is_string_dtype(series.dtype):
+        series = series.astype(str)
+    codes, uniques = pd.factorize(series, use_na_sentinel=True)
+    if len(uniques) == 0:
+        return np.zeros(len(series), dtype=bool)
+    found = np.fromiter((isinstance(v, str) and search(v) is not None for v in uniques),
+                        dtype=bool, count=len(uniques))
+    return np.append(found, False)[codes]  # code -1 (null) takes the trailing False

@@ -37,6 +37,7 @@ class JoinPlan:
     module_files: set[str] = field(default_factory=set)
     stats: dict[int, PartitionStats] = field(default_factory=dict)  # run partition code -> joined stats
     log_partitions: list[dict] = field(default_factory=list)  # summaries of every piece's coordinator records
+    coordinator_records: int = 0
 
     def add_piece(self, meta: PieceMeta, join: PieceJoin) -> None:
         """Record a piece's join and fold its small stats into the run's, in input order."""
@@ -47,6 +48,7 @@ class JoinPlan:
             join_partition_stats(mine, theirs)
         if meta.log_partitions:
             self.log_partitions.append(meta.log_partitions)
+        self.coordinator_records += meta.coordinator_records
         if meta.module_file:
             self.module_files.add(meta.module_file)
 

@@ -48,6 +48,7 @@ class PieceMeta:
     tp_keys: list[Key] = field(default_factory=list)
     partition_stats: list[PartitionStats] = field(default_factory=list)  # aligned with tp_keys
     log_partitions: dict = field(default_factory=dict)  # ``log_partition_summary`` of its coordinator records
+    coordinator_records: int = 0  # none in the whole run: the coordinator stage is skipped
     error: str = ""
     module_file: str = ""
 
@@ -66,7 +67,8 @@ def piece_meta(order: int, result: PieceResult) -> PieceMeta:
                      list(result.configs), error=result.error, module_file=result.module_file,
                      tp_keys=list(stream.tp_keys),
                      partition_stats=[stream.partitions[i] for i in range(len(stream.tp_keys))],
-                     log_partitions=log_partition_summary(pd.concat(records, ignore_index=True)) if records else {})
+                     log_partitions=log_partition_summary(pd.concat(records, ignore_index=True)) if records else {},
+                     coordinator_records=sum(len(f) for f in records))
     if result.range is not None:
         meta.report = result.range.report
         meta.end_state = result.range.end_state
@@ -256,40 +258,82 @@ def table_counts(tables: dict[str, pd.DataFrame]) -> dict[str, int]:
 
 
 # ------------------------------------------------------------------------------------------
+# One pass per piece: everything the keyed stages need from it, read from its result once.
+
+#: What :func:`prepare_piece` emits, as ``(kind, key, payload)``.
+SLICE = "slice"  # key: run partition code; payload: ``partition_slices`` item (merged after a shuffle)
+PRODUCER = "producer"  # key: producer bucket; payload: ``(tag, rows)`` for the producer stage
+FAMILY = "family"  # key: family bucket; payload: ``(tag, coordinator records)``
+DONE = "done"  # key: None; payload: a finished ``(matched rows, counts, topic partials)`` triple
+
+
+def prepare_piece(order: int, result: PieceResult, join: PieceJoin, buckets: int, rules: list,
+                  config: dict) -> list[tuple[str, object, object]]:
+    """A piece's partitions folded (those only it holds) or sliced (shared), its rows keyed by
+    producer id and id family, and its log events already matched: the piece is read once."""
+    out: list[tuple[str, object, object]] = []
+    for code, item in partition_slices(order, result, join):
+        out.append((SLICE, code, item))
+    for fold in own_partitions(order, result, join):
+        out.extend((PRODUCER, b, item) for b, item in fold_items(fold, buckets))
+    tables = piece_tables(result, join)
+    out.extend((FAMILY, b, item) for b, item in split_by_family(tables.get("txn_records"), buckets, "txn_records"))
+    for tag in ("aborted", "snapshots"):
+        out.extend((PRODUCER, b, item) for b, item in split(tables.get(tag), "producer_id", buckets, tag))
+    logs = log_bucket(tables)
+    if "txn_records" in tables:
+        logs["txn_records"] = tables["txn_records"]
+    if logs:
+        out.append((DONE, None, finished(logs, rules, config)))
+    return out
+
+
+def fold_items(fold: dict, buckets: int) -> list[tuple[int, tuple[str, pd.DataFrame]]]:
+    """A folded partition's rows for the producer stage, by producer bucket."""
+    return [*split(fold["merged"], "producer_id", buckets, "merged"),
+            *split(fold["sequences"], "producer_id", buckets, "sequences")]
+
+
+def finished(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> tuple:
+    """What one group's fact tables send to the driver: matched rows, counts, topic partials."""
+    from ...facts.stages import topic_partials
+
+    return (matched_rows(tables, rules, config), table_counts(tables),
+            topic_partials(tables["spans"]) if "spans" in tables else None)
+
+
+def coordinator_items(facts: dict[str, pd.DataFrame], buckets: int) -> list[tuple[int, tuple[str, pd.DataFrame]]]:
+    """The coordinator's transactions of a family bucket, keyed for the producer stage."""
+    return list(split(facts.get("coordinator_txns"), "producer_id", buckets, "coordinator_txns"))
+
+
+# ------------------------------------------------------------------------------------------
 # Small inputs: every keyed stage in one task (one bucket), the same functions in the same order.
-
-def _joined(frames: list[pd.DataFrame]) -> pd.DataFrame | None:
-    frames = [f for f in frames if f is not None and len(f)]
-    return pd.concat(frames, ignore_index=True) if frames else None
-
 
 def stages_in_one_task(results: Iterable[tuple[int, PieceResult]], joins: dict[int, PieceJoin], run: RunValues,
                        rules: list, config: dict) -> list[tuple]:
     """What the shuffled stages give, for an input small enough that one task does it all.
 
     Starting a shuffle costs a fixed fraction of a second; below a few megabytes that is most of
-    the run. The stages are the keyed functions above, over one bucket holding every key.
+    the run. The stages are the keyed functions above, with one bucket holding every key.
     """
-    from ...facts.stages import topic_partials
-
     slices: dict[int, list] = {}
-    folds: list[dict] = []
-    tables: list[dict[str, pd.DataFrame]] = []
+    producer_items: list = []
+    family_items: list = []
+    triples: list[tuple] = []
     for order, result in sorted(results, key=lambda r: r[0]):
-        join = joins[order]
-        folds += own_partitions(order, result, join)
-        for code, item in partition_slices(order, result, join):
-            slices.setdefault(code, []).append(item)
-        tables.append(piece_tables(result, join))
-    folds += [fold_partition(code, items) for code, items in slices.items()]
-    pick = lambda name: _joined([t.get(name) for t in tables])  # noqa: E731
-    records = pick("txn_records")
-    coord = coordinator_bucket({"txn_records": records} if records is not None else {}, run)
-    inputs = {"merged": _joined([f["merged"] for f in folds]), "sequences": _joined([f["sequences"] for f in folds]),
-              "coordinator_txns": coord.get("coordinator_txns"), "aborted": pick("aborted"), "snapshots": pick("snapshots")}
-    producers = producer_bucket({k: v for k, v in inputs.items() if v is not None}, run)
-    logs = log_bucket({"log_events": pick("log_events")} if pick("log_events") is not None else {})
-    if records is not None:
-        logs["txn_records"] = records
-    return [(matched_rows(d, rules, config), table_counts(d), topic_partials(d["spans"]) if "spans" in d else None)
-            for d in (producers, coord, logs)]
+        for kind, key, payload in prepare_piece(order, result, joins[order], 1, rules, config):
+            if kind == SLICE:
+                slices.setdefault(key, []).append(payload)  # type: ignore[arg-type]
+            elif kind == PRODUCER:
+                producer_items.append((key, payload))
+            elif kind == FAMILY:
+                family_items.append((key, payload))
+            else:
+                triples.append(payload)
+    for code, items in slices.items():
+        producer_items += fold_items(fold_partition(code, items), 1)
+    coord = coordinator_bucket(gather(family_items), run) if family_items else {}
+    producer_items += coordinator_items(coord, 1)
+    producers = producer_bucket(gather(producer_items), run)
+    return [finished(producers, rules, config), finished(coord, rules, config), *triples]

@@ -28,7 +28,7 @@ import pandas as pd
 from ...config import EffectiveConfig
 from ...facts.build import CollectedEvents
 from ...facts.coordinator import join_log_partitions
-from ...facts.stages import RunValues, combine_topics, run_values_from, topic_partials
+from ...facts.stages import RunValues, combine_topics, run_values_from
 from ...readers.base import InputReport, ReadOptions
 from ..correlate import correlate
 from ..evidence import fill_evidence, local_lines
@@ -204,33 +204,30 @@ class _Run:
             self.details["keyed_stages"] = "one task"
             return self._gather(triples, joins, rules, config)
         self.details["keyed_stages"] = f"{n} buckets"
-        # Partitions held by one piece are finished where they were read; the others meet by partition.
-        folds = results.flatMap(lambda r: keyed.own_partitions(r[0], r[1], by_order.value[r[0]]))
+        # Each piece's result is read once, by one task per core (a task costs tens of
+        # milliseconds): folded or sliced per partition, keyed by producer and id family, its log
+        # events matched. What the next stages take from it is kept (it is small).
+        prepared = self.keep(results.coalesce(n).flatMap(
+            lambda r: keyed.prepare_piece(r[0], r[1], by_order.value[r[0]], n, rules, config)))
+        of_kind = lambda kind: prepared.filter(lambda x: x[0] == kind).map(lambda x: (x[1], x[2]))  # noqa: E731
+        producer_inputs = [of_kind(keyed.PRODUCER)]
+        groups = []
+        if joins.coordinator_records:
+            coord = self.keep(
+                of_kind(keyed.FAMILY).partitionBy(n, lambda b: b)
+                .mapPartitions(lambda it: [keyed.coordinator_bucket(keyed.gather(it), run_b.value)]))
+            producer_inputs.append(coord.flatMap(lambda d: keyed.coordinator_items(d, n)))
+            groups.append(coord)
         if any(j.shared for j in joins.joins.values()):
-            folds = folds.union(results.flatMap(lambda r: keyed.partition_slices(r[0], r[1], by_order.value[r[0]]))
-                                .groupByKey(n).map(lambda kv: keyed.fold_partition(kv[0], kv[1])))
-        # Cheap to derive again from the kept results: not kept itself.
-        tabled = results.map(lambda r: keyed.piece_tables(r[1], by_order.value[r[0]]))
-        coord = self.keep(
-            tabled.flatMap(lambda t: keyed.split_by_family(t.get("txn_records"), n, "txn_records"))
-            .partitionBy(n, lambda b: b)
-            .mapPartitions(lambda it: [keyed.coordinator_bucket(keyed.gather(it), run_b.value)])
-        )
-        inputs = sc.union([
-            folds.flatMap(lambda f: [*keyed.split(f["merged"], "producer_id", n, "merged"),
-                                     *keyed.split(f["sequences"], "producer_id", n, "sequences")]),
-            coord.flatMap(lambda d: keyed.split(d.get("coordinator_txns"), "producer_id", n, "coordinator_txns")),
-            tabled.flatMap(lambda t: [*keyed.split(t.get("aborted"), "producer_id", n, "aborted"),
-                                      *keyed.split(t.get("snapshots"), "producer_id", n, "snapshots")]),
-        ])
-        producers = (inputs.partitionBy(n, lambda b: b)
+            # Partitions held by several pieces meet by partition and are merged in input order.
+            producer_inputs.append(
+                of_kind(keyed.SLICE).groupByKey(n)
+                .flatMap(lambda kv: keyed.fold_items(keyed.fold_partition(kv[0], kv[1]), n)))
+        producers = (sc.union(producer_inputs).partitionBy(n, lambda b: b)
                      .mapPartitions(lambda it: [keyed.producer_bucket(keyed.gather(it), run_b.value)]))
-        logs = tabled.map(lambda t: {**keyed.log_bucket(t), **({"txn_records": t["txn_records"]} if "txn_records" in t else {})})
-
-        everything = sc.union([producers, coord, logs])
-        triples = everything.map(lambda d: (keyed.matched_rows(d, rules, config), keyed.table_counts(d),
-                                            topic_partials(d["spans"]) if "spans" in d else None)).collect()
-        return self._gather(triples, joins, rules, config)
+        finished = sc.union([sc.union([producers, *groups]).map(lambda d: keyed.finished(d, rules, config)),
+                             prepared.filter(lambda x: x[0] == keyed.DONE).map(lambda x: x[2])])
+        return self._gather(finished.collect(), joins, rules, config)
 
     def _gather(self, triples: list, joins, rules: list, config: dict) -> dict:
         """Matched rows per table, summed counts, and the topic stage's combine step, on the driver."""

@@ -44,7 +44,7 @@ for _extra in (HERE, ROOT / "tests" / "logs"):
 from kafkasim import generate_bulk, get_era, parse_size  # noqa: E402
 from run import GENERATOR_FORMAT, _pss_mb, _tree  # noqa: E402
 
-CORPUS_FORMAT = "kafkadiag-spark-bench/1"
+CORPUS_FORMAT = "kafkadiag-spark-bench/2"  # 2: producer ids disjoint between partitions
 DUMP_FILE_BYTES = 256_000_000  # dumps are cut into files of about this size (at least MIN_DUMPS)
 MIN_DUMPS = 4
 LOG_FILE_MB = 4  # client logs: MiB each, about LOG_SHARE of the corpus (at least MIN_LOGS)
@@ -107,7 +107,8 @@ def make_file(spec: FileSpec, folder: str, era: str) -> dict:
         with open(path, "w", encoding="utf-8") as out:
             loggen.write_log(out, spec.size / (1 << 20), seed=spec.seed)
         return {"name": spec.name, "kind": "log", "bytes": path.stat().st_size}
-    s = generate_bulk(path, spec.size, era=era, seed=spec.seed, topic=TOPIC, partition=spec.partition)
+    s = generate_bulk(path, spec.size, era=era, seed=spec.seed, topic=TOPIC, partition=spec.partition,
+                      pid_base=spec.partition * 100_000)
     Path(str(path) + ".expected.json").unlink(missing_ok=True)  # folded into the manifest
     return {"name": spec.name, "kind": "dump", "bytes": s["bytes"], "seed": spec.seed, "partition": spec.partition,
             "segments": s["segments"], "batches": s["batches"], "records": s["records"],
@@ -490,6 +491,7 @@ class Bench:
     rows: dict[str, Row] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     loads: list[list[float]] = field(default_factory=list)  # load average at the start of each round
+    findings: tuple[str, list] | None = None  # the first run's findings (who, identities): every run must agree
 
     @property
     def paths(self) -> list[str]:
@@ -575,11 +577,34 @@ def measure_kafkadiag(b: Bench, key: str, extra: list[str]) -> None:
         b.add(key, ROW_LABELS[key], {**tree_figures(run), "ok": False})
         return
     wrong = check_summary(b, f"`{shown}`", summary)
+    wrong += check_findings(b, f"`{shown}`", report.get("findings", []))
     engine = summary.get("engine", {})
     b.add(key, ROW_LABELS[key], {**tree_figures(run), "summary": {k: summary.get(k) for k in CHECKED},
                                  "engine": engine, "matches_truth": not wrong})
     print(f"  {key:<20}  {run.seconds:8.2f} s  cpu {run.cpu_seconds:7.1f} s  driver {run.driver_peak_mb:6.0f} MB  "
           f"tree PSS {run.peak_pss_mb:6.0f} MB  {'ok' if not wrong else 'MISMATCH ' + '; '.join(wrong)}", flush=True)
+
+
+def finding_identities(findings: list[dict]) -> list:
+    """What must not depend on the engine: rule, severity, subject and evidence (file, line) of each finding."""
+    return sorted(json.dumps([f.get("rule"), f.get("severity"), f.get("subject"),
+                              [(e.get("file"), e.get("line")) for e in f.get("evidence", [])]], sort_keys=True)
+                  for f in findings)
+
+
+def check_findings(b: Bench, what: str, findings: list[dict]) -> list[str]:
+    """Every engine and master must give the findings the first run gave (the truth has no findings list)."""
+    mine = finding_identities(findings)
+    if b.findings is None:
+        b.findings = (what, mine)
+        return []
+    first, theirs = b.findings
+    if mine == theirs:
+        return []
+    only_mine, only_theirs = len(set(mine) - set(theirs)), len(set(theirs) - set(mine))
+    problem = f"findings differ from {first}'s ({len(mine)} vs {len(theirs)}; {only_mine} only here, {only_theirs} only there)"
+    b.problems.append(f"{what}: {problem}")
+    return [problem]
 
 
 def run_worker(b: Bench, kind: str) -> tuple[TreeRun, dict | None]:

@@ -73,9 +73,9 @@ def _pool(era: Era, rng: random.Random, print_data: bool) -> list[PoolEntry]:
     return out
 
 
-def _producers(rng: random.Random, count: int) -> list[BulkProducer]:
-    """~72% transactional, ~25% idempotent, a few that will hang."""
-    pids = rng.sample(range(1000, 60000), count)
+def _producers(rng: random.Random, count: int, pid_base: int = 0) -> list[BulkProducer]:
+    """~72% transactional, ~25% idempotent, a few that will hang (producer ids from ``pid_base`` + 1000)."""
+    pids = [pid_base + pid for pid in rng.sample(range(1000, 60000), count)]
     codecs = ("none", "none", "none", "lz4", "gzip")
     out = []
     for i, pid in enumerate(pids):
@@ -90,14 +90,14 @@ class BulkWriter:
     """Writes batches of one partition as dump text; counts what it wrote for the summary."""
 
     def __init__(self, era: Era, out: BinaryIO, seed: int, producers: int, deep: bool, print_data: bool,
-                 segment_bytes: int, path_prefix: str) -> None:
+                 segment_bytes: int, path_prefix: str, pid_base: int = 0) -> None:
         self.era = era
         self.out = out
         self.rng = random.Random(seed)
         self.deep = deep or (print_data and era.print_implies_deep)
         self.print_batch = (not self.deep) or era.batch_lines_in_deep
         self.pool = _pool(era, random.Random(seed + 1), print_data and self.deep)
-        self.producers = _producers(self.rng, producers)
+        self.producers = _producers(self.rng, producers, pid_base)
         self.segment_bytes = segment_bytes
         self.path_prefix = path_prefix
         self.record = fmt.record_formatter(era)
@@ -223,15 +223,20 @@ class BulkWriter:
 def generate_bulk(path: str | Path, size: int | str, era: str = "3.3", seed: int = 1, producers: int = 200,
                   deep: bool = True, print_data: bool = True, segment_bytes: int = 1 << 27,
                   topic: str = "clickstream", partition: int = 0,
-                  data_dir: str = "/var/lib/kafka/data") -> dict:
-    """Stream about `size` bytes of dump text to `path`; returns (and writes next to it) a summary."""
+                  data_dir: str = "/var/lib/kafka/data", pid_base: int = 0) -> dict:
+    """Stream about `size` bytes of dump text to `path`; returns (and writes next to it) a summary.
+
+    ``pid_base`` shifts the producer ids: partitions generated separately (each with its own
+    clock and epochs) must not share producer ids, or one id's epochs would go back in time
+    across files, which is what a zombie producer looks like.
+    """
     size_bytes = parse_size(size) if isinstance(size, str) else int(size)
     the_era = get_era(era)
     started = time.perf_counter()
     path = Path(path)
     with open(path, "wb") as out:
         w = BulkWriter(the_era, out, seed, producers, deep, print_data, segment_bytes,
-                       f"{data_dir}/{topic}-{partition}")
+                       f"{data_dir}/{topic}-{partition}", pid_base)
         while w.written < size_bytes:
             for _ in range(FLUSH_BATCHES):
                 w.step()

@@ -47,10 +47,6 @@ def _identity(f: Finding) -> set[tuple[str, object]]:
     return ids
 
 
-def _same_subject(a: Finding, b: Finding) -> bool:
-    return bool(_identity(a) & _identity(b))
-
-
 def _start(f: Finding) -> int | None:
     return f.window_start if f.window_start is not None else f.window_end
 
@@ -66,6 +62,24 @@ def _close_in_time(a: Finding, b: Finding, window: int) -> bool:
     return a0 - window <= b1 and b0 - window <= a1  # type: ignore[operator]
 
 
+def _by_identity(findings: list[Finding]) -> dict[tuple[str, object], list[int]]:
+    """Positions of the findings that carry each transactional.id / producer id."""
+    index: dict[tuple[str, object], list[int]] = {}
+    for i, f in enumerate(findings):
+        for key in _identity(f):
+            index.setdefault(key, []).append(i)
+    return index
+
+
+def _sharing(index: dict[tuple[str, object], list[int]], f: Finding) -> list[int]:
+    """Positions of the findings that share a subject with ``f``, in order: a pair shares a subject
+    or is never related, so only these are compared (incident-heavy inputs have tens of thousands)."""
+    found: set[int] = set()
+    for key in _identity(f):
+        found.update(index.get(key, ()))
+    return sorted(found)
+
+
 def merge_same_incident(findings: list[Finding], from_logs: set[str] = frozenset()) -> list[Finding]:
     """Fold a log finding into the dump finding of the same category, subject and moment.
 
@@ -73,15 +87,22 @@ def merge_same_incident(findings: list[Finding], from_logs: set[str] = frozenset
     dump-based finding are merged (two dump findings are two incidents, e.g. two partitions).
     """
     kept: list[Finding] = []
+    index: dict[tuple[str, object], list[int]] = {}
     for f in sorted(findings, key=lambda x: (x.rule in from_logs, -SEVERITY_RANK.get(x.severity, 0), x.rule)):
-        target = next(
-            (k for k in kept if k.category == f.category and (k.rule in from_logs) != (f.rule in from_logs)
-             and _same_subject(k, f) and _close_in_time(k, f, MERGE_WINDOW_MS) and f.severity != "info"),
-            None,
-        )
+        target = None
+        if f.severity != "info":
+            target = next(
+                (kept[i] for i in _sharing(index, f)
+                 if kept[i].category == f.category and (kept[i].rule in from_logs) != (f.rule in from_logs)
+                 and _close_in_time(kept[i], f, MERGE_WINDOW_MS)),
+                None,
+            )
         if target is None:
+            for key in _identity(f):
+                index.setdefault(key, []).append(len(kept))
             kept.append(f)
             continue
+        before = _identity(target)
         seen = {(e.file, e.line) for e in target.evidence}
         for ev in f.evidence:
             if (ev.file, ev.line) not in seen and len(target.evidence) < MAX_EVIDENCE:
@@ -96,18 +117,21 @@ def merge_same_incident(findings: list[Finding], from_logs: set[str] = frozenset
             target.window_start = f.window_start
         if f.window_end is not None and (target.window_end is None or f.window_end > target.window_end):
             target.window_end = f.window_end
+        position = next(i for i, k in enumerate(kept) if k is target) if _identity(target) - before else -1
+        for key in _identity(target) - before:  # the merged subject gained an id: findable by it too
+            index.setdefault(key, []).append(position)
     return sorted(kept, key=Finding.sort_key)
 
 
 def link_causes(findings: list[Finding]) -> None:
     """Set ``caused_by`` on findings that are known consequences of an earlier finding."""
+    index = _by_identity(findings)
     for effect in findings:
         if effect.severity == "info":
             continue
-        for cause in findings:
+        for i in _sharing(index, effect):
+            cause = findings[i]
             if cause is effect or cause.severity == "info" or effect.category not in CAUSES.get(cause.category, ()):
-                continue
-            if not _same_subject(cause, effect):
                 continue
             c0, e0, e1 = _start(cause), _start(effect), _end(effect)
             if c0 is not None and e1 is not None and not (e1 - HORIZON_MS <= c0 <= e1):

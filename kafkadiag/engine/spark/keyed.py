@@ -98,6 +98,12 @@ def bucket_of(values: pd.Series, buckets: int) -> np.ndarray:
     return (hashed % np.uint64(buckets)).astype(np.int64)
 
 
+def by_bucket(bucket: int) -> int:
+    """The partition function of every keyed shuffle: the key already is the bucket. One function
+    object, so that Spark sees one partitioner and unions of shuffled inputs stay aligned."""
+    return bucket
+
+
 def split(frame: pd.DataFrame, column: str, buckets: int, tag: str) -> Iterator[tuple[int, tuple[str, pd.DataFrame]]]:
     """``(bucket, (tag, rows))`` for each bucket the frame has rows in."""
     if frame is None or len(frame) == 0:

@@ -210,22 +210,25 @@ class _Run:
         prepared = self.keep(results.coalesce(n).flatMap(
             lambda r: keyed.prepare_piece(r[0], r[1], by_order.value[r[0]], n, rules, config)))
         of_kind = lambda kind: prepared.filter(lambda x: x[0] == kind).map(lambda x: (x[1], x[2]))  # noqa: E731
-        producer_inputs = [of_kind(keyed.PRODUCER)]
+        # Each input of a keyed stage is shuffled by itself with one partitioner: their union is
+        # then bucket-aligned on the JVM side, and a task's Python runs in one worker (a Python
+        # step over a union of Python steps would start a second worker and pickle twice).
+        bucketed = lambda rdd: rdd.partitionBy(n, keyed.by_bucket)  # noqa: E731
+        producer_inputs = [bucketed(of_kind(keyed.PRODUCER))]
         groups = []
         if joins.coordinator_records:
-            coord = self.keep(
-                of_kind(keyed.FAMILY).partitionBy(n, lambda b: b)
-                .mapPartitions(lambda it: [keyed.coordinator_bucket(keyed.gather(it), run_b.value)]))
-            producer_inputs.append(coord.flatMap(lambda d: keyed.coordinator_items(d, n)))
+            coord = self.keep(bucketed(of_kind(keyed.FAMILY))
+                              .mapPartitions(lambda it: [keyed.coordinator_bucket(keyed.gather(it), run_b.value)]))
+            producer_inputs.append(bucketed(coord.flatMap(lambda d: keyed.coordinator_items(d, n))))
             groups.append(coord)
         if any(j.shared for j in joins.joins.values()):
             # Partitions held by several pieces meet by partition and are merged in input order.
-            producer_inputs.append(
+            producer_inputs.append(bucketed(
                 of_kind(keyed.SLICE).groupByKey(n)
-                .flatMap(lambda kv: keyed.fold_items(keyed.fold_partition(kv[0], kv[1]), n)))
-        producers = (sc.union(producer_inputs).partitionBy(n, lambda b: b)
+                .flatMap(lambda kv: keyed.fold_items(keyed.fold_partition(kv[0], kv[1]), n))))
+        producers = (sc.union(producer_inputs)
                      .mapPartitions(lambda it: [keyed.producer_bucket(keyed.gather(it), run_b.value)]))
-        finished = sc.union([sc.union([producers, *groups]).map(lambda d: keyed.finished(d, rules, config)),
+        finished = sc.union([*(g.map(lambda d: keyed.finished(d, rules, config)) for g in [producers, *groups]),
                              prepared.filter(lambda x: x[0] == keyed.DONE).map(lambda x: x[2])])
         return self._gather(finished.collect(), joins, rules, config)
 

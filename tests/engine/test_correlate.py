@@ -53,3 +53,26 @@ def test_two_dump_findings_stay_apart():
     a = finding("HNG005", "hanging-transaction", pid=7)
     b = finding("HNG008", "hanging-transaction", pid=7)
     assert len(correlate([a, b])) == 2
+
+
+def test_a_merged_finding_is_found_by_the_id_it_gained():
+    # The dump finding knows only the producer id; the first log finding brings the transactional.id;
+    # a second log finding naming only that transactional.id must still join the same incident.
+    dump = finding("FEN002", "fencing", tid=None, pid=7, start=T, evidence="__transaction_state-3.dump")
+    with_both = finding("FEN101", "fencing", tid="app-1", pid=7, start=T + 1_000, evidence="a.log")
+    tid_only = finding("FEN102", "fencing", tid="app-1", pid=None, start=T + 2_000, evidence="b.log")
+    findings = correlate([tid_only, with_both, dump], from_logs={"FEN101", "FEN102"})
+    assert [f.rule for f in findings] == ["FEN002"]
+    assert [e.file for e in findings[0].evidence] == ["__transaction_state-3.dump", "a.log", "b.log"]
+
+
+def test_many_incidents_each_link_only_their_own_cause():
+    # Thousands of unrelated incidents (an incident-heavy cluster): each consequence is linked to the
+    # cause of its own transactional.id, never to another's.
+    causes = [finding("TMO001", "transaction-timeout", tid=f"app-{i}", start=T + i, evidence="txn.dump") for i in range(3000)]
+    effects = [finding("MIS101", "config-misuse", tid=f"app-{i}", start=T + i + 500) for i in range(3000)]
+    findings = correlate(causes + effects, from_logs={"MIS101"})
+    by_id = {f.id: f for f in findings}
+    for effect in (f for f in findings if f.rule == "MIS101"):
+        assert len(effect.caused_by) == 1
+        assert by_id[effect.caused_by[0]].subject.transactional_id == effect.subject.transactional_id

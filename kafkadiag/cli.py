@@ -271,11 +271,13 @@ def list_rules(
     from rich.console import Console
     from rich.table import Table
 
+    from .report.safe import cell
+
     table = Table(box=None, header_style="bold")
     for col in ("id", "severity", "category", "table", "title"):
         table.add_column(col)
-    for item in listing:
-        table.add_row(item["id"], item["severity"], item["category"], item["table"], item["title"])
+    for item in listing:  # rule files are input too: their text prints as itself
+        table.add_row(*(cell(item[k]) for k in ("id", "severity", "category", "table", "title")))
     Console(width=160 if not sys.stdout.isatty() else None).print(table)
 
 

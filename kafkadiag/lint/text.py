@@ -13,6 +13,7 @@ from rich.text import Text
 
 from ..findings import Finding
 from ..report.model import Report
+from ..report.safe import cell, visible
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -32,13 +33,13 @@ def render_lint_text(report: Report, out: TextIO, color: bool = False, fixable: 
     fixable = fixable or set()
     for f in report.findings:
         line = Text()
-        line.append(location_text(f), style="bold")
+        line.append(visible(location_text(f)), style="bold")
         line.append(": ")
         line.append(f.rule, style=STYLE.get(f.severity, ""))
         if id(f) in fixable:
             line.append(" [*]")
         line.append(f" {f.severity}: ", style=STYLE.get(f.severity, ""))
-        line.append(" ".join(f.message.split()))
+        line.append(visible(" ".join(f.message.split())))
         console.print(line)
     counts = report.counts()
     stats = report.stats
@@ -56,4 +57,4 @@ def render_lint_text(report: Report, out: TextIO, color: bool = False, fixable: 
     summary.append(")")
     console.print(summary)
     for note in report.notes:
-        console.print(Text(f"note: {note}", style="dim"))
+        console.print(cell(f"note: {note}", style="dim"))

@@ -1,15 +1,51 @@
-"""Markdown report for incident tickets: findings with evidence blocks and config snippets."""
+"""Markdown report for incident tickets: findings with evidence blocks and config snippets.
+
+Everything from inputs and rule files is escaped for where it lands: prose gets its Markdown and
+HTML characters escaped (a ``<script>`` in a log line stays text), code spans and fenced blocks
+use a fence longer than any backtick run inside them, and control characters are shown as ``\\xNN``.
+"""
 
 from __future__ import annotations
 
+import re
 from typing import TextIO
 
 from ..findings import iso_time
 from .model import SIDE_FILES, Report, properties_snippet
+from .safe import visible
+
+_PROSE_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
+_BACKTICKS = re.compile(r"`+")
+
+
+def prose(text: object) -> str:
+    """Text that renders as itself: HTML and Markdown specials escaped, one line."""
+    s = visible(text).replace("\n", " ")
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _PROSE_SPECIAL.sub(r"\\\1", s)
+
+
+def _fence(text: str, least: int) -> str:
+    return "`" * max(least, max((len(m) for m in _BACKTICKS.findall(text)), default=0) + 1)
+
+
+def code(text: object) -> str:
+    """An inline code span that no backtick inside can close early."""
+    s = visible(text).replace("\n", " ")
+    fence = _fence(s, 1)
+    pad = " " if s.startswith(("`", " ")) or s.endswith(("`", " ")) else ""
+    return f"{fence}{pad}{s}{pad}{fence}"
+
+
+def block(lines: list[str], info: str = "") -> str:
+    """A fenced code block holding ``lines`` verbatim (controls made visible)."""
+    body = "\n".join(visible(line) for line in lines)
+    fence = _fence(body, 3)
+    return f"{fence}{info}\n{body}\n{fence}\n\n"
 
 
 def _cell(text: object) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    return prose(text)
 
 
 def render_markdown(report: Report, out: TextIO) -> None:
@@ -23,30 +59,26 @@ def render_markdown(report: Report, out: TextIO) -> None:
                       f"| {item.get('lines', '')} | {item.get('skipped', '')} |\n")
         out.write("\n")
     for f in report.findings:
-        out.write(f"## {f.severity.upper()} {f.rule}: {f.title}\n\n")
-        subject = ", ".join(f"`{k}={v}`" for k, v in f.subject.to_json().items() if v not in (None, ""))
+        out.write(f"## {f.severity.upper()} {f.rule}: {prose(f.title)}\n\n")
+        subject = ", ".join(code(f"{k}={v}") for k, v in f.subject.to_json().items() if v not in (None, ""))
         if subject:
-            out.write(f"*{f.category}* — {subject}")
+            out.write(f"*{prose(f.category)}* — {subject}")
         if f.window_start is not None or f.window_end is not None:
             out.write(f" — {iso_time(f.window_start) or '?'} → {iso_time(f.window_end) or '?'}")
-        out.write("\n\n" + f.message + "\n\n")
+        out.write("\n\n" + prose(f.message) + "\n\n")
         if f.caused_by:
             out.write("**Consequence of** " + ", ".join(f.caused_by) + " (fix that first).\n\n")
         if f.evidence:
-            out.write("Evidence:\n\n```\n")
-            for ev in f.evidence:
-                out.write(f"{ev.file}:{ev.line or '?'}: {ev.text}\n")
-            out.write("```\n\n")
+            out.write("Evidence:\n\n" + block([f"{ev.file}:{ev.line or '?'}: {ev.text}" for ev in f.evidence]))
         if f.recommendations:
-            out.write("Fix:\n\n```properties\n")
-            for side, lines in properties_snippet(f.recommendations).items():
-                out.write(f"# {SIDE_FILES.get(side, side)}\n" + "\n".join(lines) + "\n")
-            out.write("```\n\n")
+            snippet = [line for side, lines in properties_snippet(f.recommendations).items()
+                       for line in [f"# {SIDE_FILES.get(side, side)}", *lines]]
+            out.write("Fix:\n\n" + block(snippet, "properties"))
             for rec in f.recommendations:
-                out.write(f"- `{rec.config}`: {rec.reason}\n")
+                out.write(f"- {code(rec.config)}: {prose(rec.reason)}\n")
             out.write("\n")
         if f.runbook:
             out.write("Runbook:\n\n")
             for i, step in enumerate(f.runbook, 1):
-                out.write(f"{i}. {step}\n")
+                out.write(f"{i}. {prose(step)}\n")
             out.write("\n")

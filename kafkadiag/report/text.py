@@ -9,13 +9,13 @@ from __future__ import annotations
 from typing import TextIO
 
 from rich.console import Console, Group
-from rich.markup import escape
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from ..findings import Finding, iso_time
 from .model import SIDE_FILES, Report, properties_snippet
+from .safe import cell, visible
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -60,9 +60,9 @@ def render_text(report: Report, out: TextIO, color: bool | None = None, width: i
         for side, lines in properties_snippet(all_recs).items():
             console.print(Text(f"# {SIDE_FILES.get(side, side)}", style="dim"))
             for line in lines:
-                console.print(line, markup=False)
+                console.print(cell(line))
     for note in report.notes:
-        console.print(Text(f"note: {note}", style="dim"))
+        console.print(cell(f"note: {note}", style="dim"))
 
 
 MAX_LISTED_INPUTS = 12
@@ -82,16 +82,18 @@ def _inputs(console: Console, report: Report) -> None:
             if not item.get("error") and not item.get("skipped"):
                 groups.setdefault((item.get("kind", ""), item.get("era", "")), []).append(item)
         for (kind, era), items in sorted(groups.items()):
-            table.add_row(f"{len(items)} file{'' if len(items) == 1 else 's'}", escape(kind), era, str(sum(i.get("lines", 0) for i in items)), "0")
+            table.add_row(f"{len(items)} file{'' if len(items) == 1 else 's'}", cell(kind), cell(era),
+                          str(sum(i.get("lines", 0) for i in items)), "0")
         rows = [item for item in rows if item.get("error") or item.get("skipped")]
     for item in rows:
         kind = item.get("error") or item.get("found") or item.get("kind", "")
-        table.add_row(escape(item["path"]), escape(kind), item.get("era", ""), str(item.get("lines", "")), str(item.get("skipped", "")))
+        table.add_row(cell(item["path"]), cell(kind), cell(item.get("era", "")), str(item.get("lines", "")),
+                      str(item.get("skipped", "")))
     console.print(table)
     defaults = [c["key"] for c in report.config if c.get("default")]
     given = [f"{c['key']}={c['value']} ({c['source']})" for c in report.config if not c.get("default")]
     if given:
-        console.print(Text("config: " + ", ".join(given), style="dim"))
+        console.print(cell("config: " + ", ".join(given), style="dim"))
     if defaults:
         console.print(Text("defaults assumed (pass --config to use yours): " + ", ".join(defaults), style="dim"))
 
@@ -104,10 +106,10 @@ def _info_lines(console: Console, findings: list[Finding]) -> None:
     for rule, group in by_rule.items():
         for f in group[:5]:
             line = Text(f"  {rule} ", style=STYLE["info"])
-            line.append(f.message)
+            line.append(visible(f.message))
             console.print(line)
         if len(group) > 5:
-            console.print(Text(f"  {rule} … and {len(group) - 5} more like these ({group[0].title})", style="dim"))
+            console.print(cell(f"  {rule} … and {len(group) - 5} more like these ({group[0].title})", style="dim"))
 
 
 def _finding(f: Finding) -> Panel:
@@ -121,11 +123,11 @@ def _finding(f: Finding) -> Panel:
     meta = Text()
     meta.append(f"{f.category}", style="dim")
     if subject:
-        meta.append(f"  {subject}")
+        meta.append(f"  {visible(subject)}")
     if window:
         meta.append(f"  [{window}]", style="dim")
     parts.append(meta)
-    parts.append(Text(f.message))
+    parts.append(cell(f.message))
     if f.caused_by:
         parts.append(Text("Consequence of " + ", ".join(f.caused_by) + " (fix that first)", style="bold"))
     if f.evidence:
@@ -133,22 +135,22 @@ def _finding(f: Finding) -> Panel:
         for ev in f.evidence:
             loc = f"{ev.file}:{ev.line}" if ev.line else ev.file
             line = Text("  ")
-            line.append(loc, style="dim")
-            line.append("  " + ev.text)
+            line.append(visible(loc), style="dim")
+            line.append("  " + visible(ev.text))
             parts.append(line)
     if f.recommendations:
         parts.append(Text("Fix:", style="bold"))
         for side, lines in properties_snippet(f.recommendations).items():
             parts.append(Text(f"  # {SIDE_FILES.get(side, side)}", style="dim"))
             for line in lines:
-                parts.append(Text("  " + line))
+                parts.append(cell("  " + line))
         for rec in f.recommendations:
-            parts.append(Text(f"  ({rec.config}: {rec.reason})", style="dim"))
+            parts.append(cell(f"  ({rec.config}: {rec.reason})", style="dim"))
     if f.runbook:
         parts.append(Text("Runbook:", style="bold"))
         for i, step in enumerate(f.runbook, 1):
-            parts.append(Text(f"  {i}. {step}"))
+            parts.append(cell(f"  {i}. {step}"))
     title = Text()
     title.append(f"{f.rule} ", style=STYLE.get(f.severity, ""))
-    title.append(f.title, style="bold")
+    title.append(visible(f.title), style="bold")
     return Panel(Group(*parts), title=title, title_align="left", border_style=STYLE.get(f.severity, ""), expand=True)

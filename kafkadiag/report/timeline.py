@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..findings import iso_time
+from .safe import cell
 
 SOURCE_STYLE = {"coordinator": "magenta", "data": "cyan", "client": "yellow", "broker": "green", "tool": "blue"}
 
@@ -26,13 +27,13 @@ def render_timeline_text(events: pd.DataFrame, files: list[str], out: TextIO, li
         console.print("No events to show.")
         return
     for key, group, more in _groups(events, limit):
-        table = Table(title=Text(str(key), style="bold"), title_justify="left", box=None, header_style="bold", pad_edge=False)
+        table = Table(title=cell(key, style="bold"), title_justify="left", box=None, header_style="bold", pad_edge=False)
         for col in ("time", "source", "event", "where"):
             table.add_column(col, overflow="fold")
         for e in group.itertuples(index=False):
             where = f"{files[e.file_id]}:{e.line}" if 0 <= e.file_id < len(files) else ""
-            table.add_row(iso_time(int(e.time)) or "(no time)", Text(e.source, style=SOURCE_STYLE.get(e.source, "")),
-                          Text(str(e.text)), Text(where, style="dim"))
+            table.add_row(iso_time(int(e.time)) or "(no time)", cell(e.source, style=SOURCE_STYLE.get(e.source, "")),
+                          cell(e.text), cell(where, style="dim"))
         console.print(table)
         if more:
             console.print(Text(f"… {more} more events (raise --limit)", style="dim"))

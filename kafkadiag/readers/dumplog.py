@@ -44,7 +44,7 @@ def read_dump(
     ranges already run in parallel processes). Line numbers then count from the range's start;
     ``ctx.end_state`` and ``ctx.shapes`` tell the caller where the range ended and what it saw.
     """
-    sink = Sink(ctx.options.chunk_rows, ctx.options.columns, ctx.options.arrays)
+    sink = Sink(ctx.options.chunk_rows, ctx.options.columns, ctx.options.arrays, reject=ctx.skip)
     wanted = sink.wanted(BATCHES.name) if BATCHES.name in ctx.options.columns else None
     scan = partial(_scan, wanted=wanted)
     eras = EraTracker()

@@ -7,7 +7,7 @@ every chunk is built with the schema's ``frame`` so the output contract is check
 
 from __future__ import annotations
 
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -15,11 +15,17 @@ import pandas as pd
 from kafkadiag.tables import EVENT_TABLES, Schema
 
 
+#: ``(reason, rows)``: rows dropped because a value does not fit its column (a counted skip).
+Reject = Callable[[str, int], None]
+
+
 class TableBuffer:
     """Rows of one event table waiting to be yielded (only the columns in ``names``, if given)."""
 
-    def __init__(self, schema: Schema, names: tuple[str, ...] | None = None, arrays: bool = False) -> None:
+    def __init__(self, schema: Schema, names: tuple[str, ...] | None = None, arrays: bool = False,
+                 reject: Reject | None = None) -> None:
         self.schema = schema
+        self.reject = reject
         self.arrays = arrays  # yield dicts of arrays in schema dtypes rather than frames
         self.columns = schema.project(names)
         self.names = [c.name for c in self.columns]
@@ -34,13 +40,51 @@ class TableBuffer:
     def _rows_to_part(self) -> None:
         if not self.rows:
             return
-        columns = list(zip(*self.rows))
-        part = {}
-        for col, pos in zip(self.columns, self.positions):
-            part[col.name] = np.array(columns[pos], dtype=object if col.dtype == "object" else col.dtype)
-        self.parts.append(part)
-        self.part_rows += len(self.rows)
+        try:
+            part = self._part(self.rows)
+        except (OverflowError, ValueError, TypeError):
+            # A number out of its column's range (an epoch above int16, an offset above int64):
+            # that row is a counted skip, the rest of the chunk stays.
+            part = self._part(self._fitting_rows())
+        if part:
+            self.parts.append(part)
+            self.part_rows += len(next(iter(part.values())))
         self.rows = []
+
+    def _part(self, rows: list[tuple]) -> dict[str, np.ndarray]:
+        if not rows:
+            return {}
+        columns = list(zip(*rows))
+        return {col.name: np.array(columns[pos], dtype=object if col.dtype == "object" else col.dtype)
+                for col, pos in zip(self.columns, self.positions)}
+
+    def _fitting_rows(self) -> list[tuple]:
+        """The rows whose every number fits its column; the others reported to ``reject``."""
+        limits = []
+        for col, pos in zip(self.columns, self.positions):
+            if col.dtype != "object" and np.dtype(col.dtype).kind in "iu":
+                info = np.iinfo(np.dtype(col.dtype))
+                limits.append((f"{col.name} ({col.dtype})", pos, int(info.min), int(info.max)))
+        kept: list[tuple] = []
+        dropped: dict[str, int] = {}
+        for row in self.rows:
+            bad = next((name for name, pos, low, high in limits
+                        if isinstance(row[pos], int) and not low <= row[pos] <= high), None)
+            if bad is None:
+                kept.append(row)
+            else:
+                dropped[bad] = dropped.get(bad, 0) + 1
+        if not dropped:  # not a range problem: let the original error through
+            return self._raise()
+        if self.reject is None:
+            raise OverflowError(f"{', '.join(dropped)} out of range")
+        for name, count in dropped.items():
+            self.reject(f"number out of range: {name}", count)
+        return kept
+
+    def _raise(self) -> list[tuple]:
+        self._part(self.rows)
+        return self.rows
 
     def add_columns(self, columns: dict[str, np.ndarray]) -> None:
         """Append a block of rows given as full-length column arrays (at least the wanted columns)."""
@@ -83,11 +127,13 @@ class Sink:
     """One buffer per event table; ``drain`` yields ``(table_name, frame)`` chunks."""
 
     def __init__(
-        self, chunk_rows: int, columns: dict[str, tuple[str, ...]] | None = None, arrays: tuple[str, ...] = ()
+        self, chunk_rows: int, columns: dict[str, tuple[str, ...]] | None = None, arrays: tuple[str, ...] = (),
+        reject: Reject | None = None,
     ) -> None:
         self.chunk_rows = max(1, chunk_rows)
         wanted = columns or {}
-        self.tables = {name: TableBuffer(schema, wanted.get(name), name in arrays) for name, schema in EVENT_TABLES.items()}
+        self.tables = {name: TableBuffer(schema, wanted.get(name), name in arrays, reject)
+                       for name, schema in EVENT_TABLES.items()}
 
     def wanted(self, table: str) -> frozenset[str]:
         """Columns of ``table`` that are kept (the fast path parses only these)."""

@@ -70,7 +70,7 @@ class _LogReader:
         self.ctx = ctx
         self.fast = fast
         self.max_pending = max_pending
-        self.sink = Sink(ctx.options.chunk_rows)
+        self.sink = Sink(ctx.options.chunk_rows, reject=ctx.skip)
         self.recognise = Recognisers()
         self.anchor = Anchor()
         self.templates = LineTemplates(self.recognise)

@@ -12,6 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+#: A Java long: the largest value any of these millisecond settings can take.
+LONG_MAX = (1 << 63) - 1
+
 #: Kafka defaults for the keys the rules use (identical from 0.11 to 4.x unless noted).
 DEFAULTS: dict[str, int] = {
     "transaction.timeout.ms": 60_000,  # producer
@@ -82,7 +85,7 @@ class EffectiveConfig:
                 value = int(str(entry.value).strip())
             except ValueError:
                 continue  # lint reports values that are not numbers
-            if value > 0:
+            if 0 < value <= LONG_MAX:
                 self.values[key] = ConfigValue(key, value, f"{path}:{entry.line}")
 
     def load_properties(self, path: str) -> None:
@@ -96,6 +99,8 @@ class EffectiveConfig:
                 raise ConfigError(f"{path}:{line}: {key}={raw!r} is not a whole number of milliseconds") from None
             if value <= 0:
                 raise ConfigError(f"{path}:{line}: {key}={value} must be positive")
+            if value > LONG_MAX:
+                raise ConfigError(f"{path}:{line}: {key}={value} is out of range (at most {LONG_MAX})")
             self.values[key] = ConfigValue(key, value, f"{path}:{line}")
 
 

@@ -97,18 +97,27 @@ def _base(row: Row, row_id: int, version: str, code: int) -> dict[str, object]:
 
 # --- value parsing ---------------------------------------------------------------------------
 
+#: A Java long: a config value outside it is refused by the client, and cannot be a fact column.
+_LONG_MIN, _LONG_MAX = -(1 << 63), (1 << 63) - 1
+
+
 def _int(entry: Entry | None, default: object) -> int | None:
+    """The entry as a whole number (``1_000``, ``1e3``, ``30s`` forms too); ``default`` when it is
+    not one or does not fit a Java long (``99999999999999999999``, ``1e309``)."""
     if entry is None:
         return default  # type: ignore[return-value]
     text = entry.value.strip().replace("_", "")
     try:
-        return int(text)
+        value = int(text)
     except ValueError:
         try:
-            return int(float(text))
-        except ValueError:
+            value = int(float(text))
+        except (ValueError, OverflowError):
             ms = defaults.duration_ms(text)
-            return ms if ms is not None else default  # type: ignore[return-value]
+            value = ms if ms is not None else None
+    if value is None or not _LONG_MIN <= value <= _LONG_MAX:
+        return default  # type: ignore[return-value]
+    return value
 
 
 def _bool(entry: Entry | None, default: bool | None) -> bool | None:

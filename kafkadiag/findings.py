@@ -31,10 +31,17 @@ CATEGORIES = (
 
 
 def iso_time(ms: int | None) -> str | None:
-    """Epoch milliseconds as ISO-8601 UTC with millisecond precision; None when unknown."""
+    """Epoch milliseconds as ISO-8601 UTC with millisecond precision; None when unknown.
+
+    A time no calendar date can show (past year 9999, from a corrupt or hostile input) is shown
+    raw, as ``<ms> ms``, rather than failing the report.
+    """
     if ms is None or ms < 0:
         return None
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    try:
+        return datetime.fromtimestamp(ms / 1000, tz=timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    except (ValueError, OverflowError, OSError):
+        return f"{ms} ms"
 
 
 @dataclass

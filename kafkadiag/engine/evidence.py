@@ -11,6 +11,7 @@ from typing import Callable
 
 from ..findings import Finding
 from ..inputs import read_lines_at, real_path
+from ..lint.secrets import mask_secrets
 
 #: ``(display path, byte offsets, known line numbers) -> {offset: (line, text)}``: reads evidence
 #: lines back from where an input lives (this machine by default; a cluster file system for Spark).
@@ -41,5 +42,5 @@ def fill_evidence(findings: list[Finding], fetch: LineFetcher | None = None) -> 
     for finding in findings:
         for ev in finding.evidence:
             hit = resolved.get(ev.file, {}).get(ev.byte if ev.byte is not None else -1)
-            if hit:
-                ev.line, ev.text = hit[0], hit[1]
+            if hit:  # credentials in a log line are masked as they are in configs
+                ev.line, ev.text = hit[0], mask_secrets(hit[1])

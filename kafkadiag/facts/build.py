@@ -64,9 +64,28 @@ def _concat(chunks: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(chunks, ignore_index=True) if chunks else empty
 
 
+#: Cheap test for a message that may hold a credential (only those go through ``mask_secrets``).
+_SECRET_HINT = r"(?i)passw|jaas|user\.info|secret|token"
+
+
+def masked_messages(logs: pd.DataFrame) -> pd.DataFrame:
+    """Credentials in log messages masked as they are in configs: rule messages quote them."""
+    from ..lint.secrets import mask_secrets
+
+    if logs.empty or "message" not in logs.columns:
+        return logs
+    text = logs["message"].fillna("").astype(str)
+    hit = text.str.contains(_SECRET_HINT, regex=True).to_numpy()
+    if hit.any():
+        logs = logs.copy()
+        logs.loc[hit, "message"] = text[hit].map(mask_secrets)
+    return logs
+
+
 def with_subject_label(logs: pd.DataFrame) -> pd.DataFrame:
-    """Add ``who``: the best name for an event's subject, so messages never read "producer  ()"."""
-    logs = logs.copy()
+    """Add ``who``: the best name for an event's subject, so messages never read "producer  ()";
+    credentials in messages are masked on the way (both engines prepare log events here)."""
+    logs = masked_messages(logs).copy()
     if logs.empty:
         logs["who"] = pd.Series(dtype=object)
         return logs

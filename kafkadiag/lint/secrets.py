@@ -55,3 +55,35 @@ def is_plaintext_secret(key: str, value: str) -> bool:
                 return True
         return False
     return not is_placeholder(text)
+
+
+MASK = "********"
+#: ``<sensitive key> = value`` / ``: value`` inside a line of text (a log line, a pasted config).
+_KEY_VALUE_SECRET = re.compile(
+    r"(?P<key>\b[A-Za-z0-9_.\-]*(?:password|passwd|jaas\.config|user\.info|secret)[A-Za-z0-9_.\-]*)"
+    r"(?P<sep>\s*[=:]\s*)(?P<val>\"[^\"]*\"|'[^']*'|\[[^\]]*\]|[^\s,;\"'\]\}]+)",
+    re.IGNORECASE,
+)
+#: A JAAS option (``password="…"``, ``clientSecret=…``) on its own, not the tail of a dotted config key.
+_OPTION_SECRET = re.compile(
+    r"(?<![\w.])(?:password|clientSecret|client_secret|secret|token)\s*=\s*(?:\"(?P<q>(?:[^\"\\]|\\.)*)\"|(?P<u>[^\s;\",)\]}]+))",
+    re.IGNORECASE,
+)
+_SHOWN_AS_IS = re.compile(r"^[\"']?(\[hidden\]|null|\*+|<[^>]*>|\$\{[^}]*\})?[\"']?$", re.IGNORECASE)
+
+
+def mask_secrets(text: str) -> str:
+    """A line of evidence with credential values replaced by the mask (key kept, so it stays readable)."""
+    if not _KEY_VALUE_SECRET.search(text) and not _OPTION_SECRET.search(text):
+        return text
+
+    def key_value(m: re.Match) -> str:
+        return m.group(0) if _SHOWN_AS_IS.match(m.group("val")) else f"{m.group('key')}{m.group('sep')}{MASK}"
+
+    def jaas(m: re.Match) -> str:
+        value = m.group("q") if m.group("q") is not None else m.group("u")
+        if value is None or _SHOWN_AS_IS.match(value) or value == MASK:
+            return m.group(0)
+        return m.group(0).replace(value, MASK)
+
+    return _OPTION_SECRET.sub(jaas, _KEY_VALUE_SECRET.sub(key_value, text))

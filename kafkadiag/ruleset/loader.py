@@ -8,6 +8,7 @@ directly. Problems from every file are collected and raised together as one Rule
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -49,9 +50,44 @@ class _StrictSafeLoader(_SafeBase):  # type: ignore[misc, valid-type]
         return super().construct_mapping(node, deep=deep)
 
 
+#: Limits checked before the YAML parser sees a rule file: the built-in files are ~40 KB with
+#: nesting under 20; libyaml recurses per nesting level and crashes (not raises) past ~10,000.
+MAX_RULE_FILE_BYTES = 1 << 20
+MAX_NESTING = 200
+_BRACKETS = re.compile(r"[\[\]{}]")
+_INDENT = re.compile(r"^ +(?=\S)", re.M)
+
+
+def nesting_depth(text: str) -> int:
+    """An upper bound of a YAML text's nesting: flow brackets (counted even inside strings, so a
+    stray quote cannot hide them) and block indentation / 2. Cheap: it runs on every load."""
+    depth = deepest = 0
+    for m in _BRACKETS.finditer(text):
+        if m.group() in "[{":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+        elif depth:
+            depth -= 1
+    indent = max((len(m.group()) for m in _INDENT.finditer(text)), default=0)
+    return max(deepest, indent // 2)
+
+
+def check_limits(text: str, source: str) -> str:
+    """A user's rule file within the size and nesting the parser handles safely (the built-in
+    files are not checked: they ship with the package)."""
+    if len(text) > MAX_RULE_FILE_BYTES:
+        raise RuleError(f"{source}: rule file too large ({len(text):,} characters; at most {MAX_RULE_FILE_BYTES:,})")
+    if nesting_depth(text) > MAX_NESTING:
+        raise RuleError(f"{source}: rule file nested deeper than {MAX_NESTING} levels")
+    return text
+
+
 def _read_yaml(text: str, source: str) -> object:
     try:
         return yaml.load(text, Loader=_StrictSafeLoader)  # noqa: S506 - a SafeLoader subclass
+    except (ValueError, OverflowError, RecursionError) as exc:  # e.g. a 5,000-digit integer
+        raise RuleError(f"{source}: invalid YAML: {type(exc).__name__}: {str(exc)[:160]}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
@@ -64,7 +100,7 @@ def _read_yaml(text: str, source: str) -> object:
 
 def parse_rule_text(text: str, source: str, tables: Mapping[str, TableSpec] | None = None) -> list[Rule]:
     """Rules from one YAML document; ``source`` is the name used in error messages."""
-    return _collect([(source, text)], FACT_TABLES if tables is None else tables)
+    return _collect([(source, check_limits(text, source))], FACT_TABLES if tables is None else tables)
 
 
 def builtin_rule_sources() -> list[tuple[str, str]]:
@@ -91,7 +127,9 @@ def user_rule_sources(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
     out = []
     for f in files:
         try:
-            out.append((str(f), f.read_text(encoding="utf-8")))
+            if f.stat().st_size > MAX_RULE_FILE_BYTES:
+                raise RuleError(f"{f}: rule file too large ({f.stat().st_size:,} bytes; at most {MAX_RULE_FILE_BYTES:,})")
+            out.append((str(f), check_limits(f.read_text(encoding="utf-8"), str(f))))
         except (OSError, UnicodeDecodeError) as exc:
             raise RuleError(f"{f}: cannot read rule file: {exc}") from None
     return out

@@ -46,3 +46,12 @@ def test_one_out_of_range_number_is_one_counted_skip(tmp_path: Path, case: str, 
     assert any(r.startswith(reason) for r in report["skip_reasons"]), report["skip_reasons"]
     before = next(i for i in healthy["inputs"] if i["path"].endswith(dump))
     assert report["lines"] == before["lines"]  # read to the end
+
+
+def test_a_time_past_year_9999_is_shown_raw(tmp_path: Path) -> None:
+    dump = tmp_path / "payment-events-0.log.txt"
+    text = (ROOT / "fixtures" / "cases" / "timeout-2.4" / "input" / dump.name).read_text(encoding="utf-8")
+    dump.write_text(re.sub(r"CreateTime: \d+", "CreateTime: 253402300800001", text, count=1), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "kafkadiag.cli", "timeline", str(dump)], capture_output=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert "253402300800001 ms" in proc.stdout.decode()

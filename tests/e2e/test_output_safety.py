@@ -72,3 +72,18 @@ def test_rich_markup_in_a_rule_title_prints_as_itself(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr.decode()
     assert "[/bold] [link=file:///etc/passwd]click[/link]" in out
     assert "\x1b" not in out  # neither the title's escape nor a hyperlink (OSC 8)
+
+
+def test_credentials_in_a_log_line_are_masked_in_evidence(tmp_path: Path) -> None:
+    text = LOG.read_text(encoding="utf-8").replace(
+        "Aborting producer batches due to fatal error",
+        'Aborting producer batches due to fatal error (sasl.jaas.config=PlainLoginModule required username="svc" '
+        'password="hunter2"; ssl.keystore.password = s3cret, ssl.key.password=[hidden])')
+    log = tmp_path / "app.log"
+    log.write_text(text, encoding="utf-8")
+    for fmt in ("json", "text", "markdown"):
+        proc = run_cli("analyze", "--format", fmt, str(log))
+        out = proc.stdout.decode("utf-8")
+        assert "Aborting producer batches" in out  # the line is still the evidence
+        assert "hunter2" not in out and "s3cret" not in out
+        assert "ssl.key.password=[hidden]" in out.replace("\\[", "[").replace("\\]", "]")

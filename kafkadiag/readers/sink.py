@@ -45,7 +45,10 @@ class TableBuffer:
         except (OverflowError, ValueError, TypeError):
             # A number out of its column's range (an epoch above int16, an offset above int64):
             # that row is a counted skip, the rest of the chunk stays.
-            part = self._part(self._fitting_rows())
+            kept = self._fitting_rows()
+            if kept is None:  # not a range problem: the original error stands
+                raise
+            part = self._part(kept)
         if part:
             self.parts.append(part)
             self.part_rows += len(next(iter(part.values())))
@@ -58,8 +61,9 @@ class TableBuffer:
         return {col.name: np.array(columns[pos], dtype=object if col.dtype == "object" else col.dtype)
                 for col, pos in zip(self.columns, self.positions)}
 
-    def _fitting_rows(self) -> list[tuple]:
-        """The rows whose every number fits its column; the others reported to ``reject``."""
+    def _fitting_rows(self) -> list[tuple] | None:
+        """The rows whose every number fits its column, the others reported to ``reject``;
+        None when every row fits (the conversion failed for another reason)."""
         limits = []
         for col, pos in zip(self.columns, self.positions):
             if col.dtype != "object" and np.dtype(col.dtype).kind in "iu":
@@ -74,17 +78,13 @@ class TableBuffer:
                 kept.append(row)
             else:
                 dropped[bad] = dropped.get(bad, 0) + 1
-        if not dropped:  # not a range problem: let the original error through
-            return self._raise()
+        if not dropped:
+            return None
         if self.reject is None:
             raise OverflowError(f"{', '.join(dropped)} out of range")
         for name, count in dropped.items():
             self.reject(f"number out of range: {name}", count)
         return kept
-
-    def _raise(self) -> list[tuple]:
-        self._part(self.rows)
-        return self.rows
 
     def add_columns(self, columns: dict[str, np.ndarray]) -> None:
         """Append a block of rows given as full-length column arrays (at least the wanted columns)."""

@@ -44,10 +44,6 @@ def block(lines: list[str], info: str = "") -> str:
     return f"{fence}{info}\n{body}\n{fence}\n\n"
 
 
-def _cell(text: object) -> str:
-    return prose(text)
-
-
 def render_markdown(report: Report, out: TextIO) -> None:
     counts = report.counts()
     out.write("# kafkadiag report\n\n")
@@ -55,7 +51,7 @@ def render_markdown(report: Report, out: TextIO) -> None:
     if report.inputs:
         out.write("| input | kind | era | lines | skipped |\n|---|---|---|---:|---:|\n")
         for item in report.inputs:
-            out.write(f"| {_cell(item['path'])} | {_cell(item.get('error') or item.get('found') or item.get('kind', ''))} | {_cell(item.get('era', ''))} "
+            out.write(f"| {prose(item['path'])} | {prose(item.get('error') or item.get('found') or item.get('kind', ''))} | {prose(item.get('era', ''))} "
                       f"| {item.get('lines', '')} | {item.get('skipped', '')} |\n")
         out.write("\n")
     for f in report.findings:

@@ -64,8 +64,8 @@ def _concat(chunks: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(chunks, ignore_index=True) if chunks else empty
 
 
-#: Cheap test for a message that may hold a credential (only those go through ``mask_secrets``).
-_SECRET_HINT = r"(?i)passw|jaas|user\.info|secret|token"
+#: Words a message holding a credential contains (lower case); only those messages go through ``mask_secrets``.
+_SECRET_HINTS = ("passw", "jaas", "user.info", "secret", "token")
 
 
 def masked_messages(logs: pd.DataFrame) -> pd.DataFrame:
@@ -75,11 +75,34 @@ def masked_messages(logs: pd.DataFrame) -> pd.DataFrame:
     if logs.empty or "message" not in logs.columns:
         return logs
     text = logs["message"].fillna("").astype(str)
-    hit = text.str.contains(_SECRET_HINT, regex=True).to_numpy()
+    hit = _rows_containing(text.tolist(), _SECRET_HINTS)
     if hit.any():
         logs = logs.copy()
         logs.loc[hit, "message"] = text[hit].map(mask_secrets)
     return logs
+
+
+def _rows_containing(texts: list[str], words: tuple[str, ...]) -> np.ndarray:
+    """Mask of the texts that contain one of ``words`` (lower case), in any case.
+
+    One pass over the texts joined, not a regex per row: a hundred thousand log messages cost
+    milliseconds instead of a quarter of a second.
+    """
+    joined = "\n".join(texts).lower()  # lower() keeps the length of ASCII text, not of all text
+    hit = np.zeros(len(texts), dtype=bool)
+    if len(joined) != sum(map(len, texts)) + max(0, len(texts) - 1):
+        for i, t in enumerate(texts):
+            low = t.lower()
+            hit[i] = any(w in low for w in words)
+        return hit
+    ends = np.cumsum([len(t) + 1 for t in texts])
+    for word in words:
+        at = joined.find(word)
+        while at >= 0:
+            row = int(np.searchsorted(ends, at, side="right"))
+            hit[row] = True
+            at = joined.find(word, int(ends[row]))  # the rest of this row is decided
+    return hit
 
 
 def with_subject_label(logs: pd.DataFrame) -> pd.DataFrame:
@@ -89,14 +112,26 @@ def with_subject_label(logs: pd.DataFrame) -> pd.DataFrame:
     if logs.empty:
         logs["who"] = pd.Series(dtype=object)
         return logs
-    tid = logs["transactional_id"].fillna("").astype(str)
-    client = logs["client_id"].fillna("").astype(str)
-    pid = logs["producer_id"].astype("int64")
-    label = pd.Series("the " + logs["source"].fillna("").astype(str).replace("", "log"), index=logs.index, dtype=object)
-    label = label.where(pid < 0, "producer id " + pid.astype(str))
-    label = label.where(client == "", "client " + client)
-    with_tid = "transactional.id " + tid + client.map(lambda c: f" (client {c})" if c else "")
-    return logs.assign(who=label.where(tid == "", with_tid).astype(object))
+    columns = (logs["transactional_id"].fillna("").astype(str), logs["client_id"].fillna("").astype(str),
+               logs["producer_id"].astype("int64"), logs["source"].fillna("").astype(str))
+    # A log names a handful of subjects: label each distinct one once, not every row.
+    combined = np.zeros(len(logs), dtype=np.int64)
+    for column in columns:
+        codes, uniques = pd.factorize(column)
+        combined = combined * (len(uniques) + 1) + codes
+    _, first, codes = np.unique(combined, return_index=True, return_inverse=True)
+    labels = np.array([_subject_label(*(c.iat[i] for c in columns)) for i in first], dtype=object)
+    return logs.assign(who=labels[codes])
+
+
+def _subject_label(tid: str, client: str, pid: int, source: str) -> str:
+    if tid:
+        return f"transactional.id {tid} (client {client})" if client else f"transactional.id {tid}"
+    if client:
+        return f"client {client}"
+    if pid >= 0:
+        return f"producer id {pid}"
+    return f"the {source or 'log'}"
 
 
 def build_fact_tables(

@@ -103,13 +103,20 @@ class Shape:
 _SECONDS: dict[str, int] = {}
 
 
+#: Learned shapes and recipes, shared by every input this process reads: a recipe is a function of
+#: the line's text alone (the recognisers and ``describe`` keep no state), and the few hundred line
+#: shapes of a client's logs recur in every file, so a fleet of small logs learns them once.
+_SHARED_SHAPES: dict[tuple[bytes, bool], object] = {}
+_SHARED_RECIPES: dict[tuple, object] = {}
+
+
 class LineTemplates:
-    """Shapes and recipes of one input's single-line events."""
+    """Shapes and recipes of single-line events (the tables are shared by the process's inputs)."""
 
     def __init__(self, recognise: Recognisers) -> None:
         self._recognise = recognise
-        self._shapes: dict[tuple[bytes, bool], object] = {}
-        self._recipes: dict[tuple, object] = {}
+        self._shapes = _SHARED_SHAPES
+        self._recipes = _SHARED_RECIPES
 
     def lookup(self, line: str, known_broker: bool) -> object:
         """The line's :class:`Shape`, or ``UNCACHEABLE`` / ``DROPPED``."""

@@ -28,6 +28,8 @@ GZIP_MAGIC = b"\x1f\x8b"
 STDIN_NAME = "-"
 EVIDENCE_MAX_CHARS = 500
 _GZ_PIECE = 1 << 20  # decompress in 1 MiB pieces so a truncation loses at most one piece
+_CR_SNIFF = 64 << 10  # bytes looked at to tell a file with carriage-return line ends (classic Mac, some pastes)
+_CR_TO_LF = bytes.maketrans(b"\r", b"\n")
 
 _aliases: dict[str, str] = {}  # display path -> spooled copy (stdin, named pipes)
 
@@ -137,10 +139,13 @@ class InputStream(io.RawIOBase):
     one-line description in ``error``; everything delivered before it stays valid.
     """
 
-    def __init__(self, raw: BinaryIO, compressed: bool) -> None:
+    def __init__(self, raw: BinaryIO, compressed: bool, cr_lines: bool = False) -> None:
         super().__init__()
         self._raw = raw
         self._compressed = compressed
+        #: Lines end with a bare carriage return: each is delivered as a newline (one byte for one,
+        #: so byte offsets and line numbers stay those of the file).
+        self.cr_lines = cr_lines
         self.position = 0  # bytes delivered so far (decompressed)
         self.error = ""
 
@@ -180,6 +185,8 @@ class InputStream(io.RawIOBase):
         except OSError as exc:
             self.error = f"read error after {self.position + size - want} bytes: {exc.strerror or exc}"
         data = pieces[0] if len(pieces) == 1 else b"".join(pieces)
+        if self.cr_lines:
+            data = data.translate(_CR_TO_LF)
         self.position += len(data)
         return data
 
@@ -188,7 +195,7 @@ class InputStream(io.RawIOBase):
         if self.error or self.closed:
             return 0
         view = memoryview(buffer).cast("B")
-        if self._compressed:
+        if self._compressed or self.cr_lines:
             data = self.read(len(view))
             view[: len(data)] = data
             return len(data)
@@ -225,14 +232,30 @@ def open_input(path: str, open_raw: RawOpener = _open_file) -> InputStream:
     """
     handle = open_raw(path)
     try:
-        magic = handle.read(2)
+        head = handle.read(_CR_SNIFF)
         handle.seek(0)
     except OSError:
         handle.close()
         raise
-    if magic == GZIP_MAGIC:
-        return InputStream(gzip.GzipFile(fileobj=handle, mode="rb"), compressed=True)  # type: ignore[arg-type]
-    return InputStream(handle, compressed=False)
+    if head[:2] == GZIP_MAGIC:
+        cr_lines = _gzip_cr_only(handle)
+        return InputStream(gzip.GzipFile(fileobj=handle, mode="rb"), compressed=True, cr_lines=cr_lines)  # type: ignore[arg-type]
+    return InputStream(handle, compressed=False, cr_lines=cr_only(head))
+
+
+def cr_only(head: bytes) -> bool:
+    """Lines end with bare carriage returns: the head has some and not one newline."""
+    return b"\r" in head and b"\n" not in head
+
+
+def _gzip_cr_only(handle: BinaryIO) -> bool:
+    """``cr_only`` of a gzip file's first decompressed bytes (the handle is left at its start)."""
+    try:
+        head = gzip.GzipFile(fileobj=handle, mode="rb").read(_CR_SNIFF)
+    except (OSError, EOFError, zlib.error):
+        head = b""
+    handle.seek(0)
+    return cr_only(head)
 
 
 def open_error(path: str, exc: OSError) -> str:

@@ -152,7 +152,8 @@ def _read_one(
         passes = plan(kind, head)
         first = passes[0]
         reader = READERS[first.reader]
-        if first.view is None and reader is read_dump and range_reader is not None and not stream.compressed:
+        if (first.view is None and reader is read_dump and range_reader is not None and not stream.compressed
+                and not stream.cr_lines):
             if range_reader(file_id, display, real_path(display), report):
                 return
         source = _Replay(head, stream)

@@ -30,6 +30,10 @@ _MASK = bytes.maketrans(b"0123456789", b"\x01" * 10)
 _SENTINEL = 91_000_001
 _SENTINEL_RUN = re.compile(r"91\d{6}")
 _LIMIT = 50_000
+#: Learning a template describes the line once per digit run: only lines of an ordinary size are
+#: learned, so a pathological line (a whole file without newlines) costs one parse, not thousands.
+MAX_LEARN_CHARS = 2000
+MAX_LEARN_RUNS = 48
 
 UNCACHEABLE = object()
 DROPPED = object()
@@ -149,6 +153,8 @@ class LineTemplates:
         return Shape(recipe, _spans(parts))
 
     def _learn(self, line: str, parts: list[str], known_broker: bool) -> object:
+        if len(line) > MAX_LEARN_CHARS or len(parts) > 2 * MAX_LEARN_RUNS + 1:
+            return UNCACHEABLE
         head = self._recognise(line)
         if head is None or head.stack or head.fields:
             return UNCACHEABLE

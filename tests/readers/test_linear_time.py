@@ -1,0 +1,90 @@
+"""Every reader is linear in its input, whatever the line endings (LF, CRLF, bare CR).
+
+A pathological input must not cost quadratic time: a log with carriage-return line ends once took
+16 s for 30 KB and 63 s for 60 KB, because the whole file was one line that the template learner
+parsed once per digit run. Each case reads an input and the same input four times over, in this
+process, and compares the two times: linear is about 4x, quadratic would be 16x. The same run
+also checks that the three line endings give the same events.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.inputs import InputStream, cr_only
+from kafkadiag.readers import read_input
+from kafkadiag.readers.base import InputReport, ReadOptions
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(ROOT / "tests" / "logs"))
+
+from kafkasim import generate_bulk  # noqa: E402
+from loggen import write_log  # noqa: E402
+
+ENDINGS = {"LF": b"\n", "CRLF": b"\r\n", "CR": b"\r"}
+GROWTH = 4
+LIMIT = 9.0  # time ratio for GROWTH times the input: linear is about 4, quadratic about 16
+
+
+def _log(tmp: Path) -> bytes:
+    buffer = io.StringIO()
+    write_log(buffer, 0.25, seed=3)
+    return buffer.getvalue().encode()
+
+
+def _dump(era: str):
+    def make(tmp: Path) -> bytes:
+        path = tmp / f"dump-{era}.txt"
+        generate_bulk(path, 250_000, era=era, seed=4, producers=20)
+        return path.read_bytes()
+    return make
+
+
+def _transaction_state(tmp: Path) -> bytes:
+    import simulate
+
+    simulate.generate("mixed", "3.3", tmp / "case", seed=2)
+    return b"".join(p.read_bytes() for p in sorted((tmp / "case").glob("__transaction_state-*.log.txt")))
+
+
+INPUTS = {"java-log": _log, "dump-3.3": _dump("3.3"), "dump-2.4": _dump("2.4.1"), "txn-state": _transaction_state}
+
+
+def _with_ending(data: bytes, ending: bytes) -> bytes:
+    return data.replace(b"\n", ending)
+
+
+def _read(data: bytes) -> tuple[float, int, int]:
+    """Seconds to read ``data`` as an input, events found, lines counted."""
+    report = InputReport("input")
+
+    def opener(_display: str) -> InputStream:
+        return InputStream(io.BytesIO(data), compressed=False, cr_lines=cr_only(data[: 64 << 10]))
+
+    started = time.perf_counter()
+    events = sum(len(chunk) if not isinstance(chunk, dict) else len(next(iter(chunk.values()), ()))
+                 for _table, chunk in read_input(0, "input", report, ReadOptions(), [], opener=opener))
+    return time.perf_counter() - started, events, report.lines
+
+
+@pytest.mark.parametrize("ending", list(ENDINGS))
+@pytest.mark.parametrize("kind", list(INPUTS))
+def test_reading_time_grows_linearly(tmp_path: Path, kind: str, ending: str) -> None:
+    base = INPUTS[kind](tmp_path)
+    small = _with_ending(base, ENDINGS[ending])
+    large = small * GROWTH
+    _read(small)  # warm: imports and the template tables of this process
+    small_s = min(_read(small)[0] for _ in range(2))
+    large_s, large_events, large_lines = _read(large)
+    _, events, lines = _read(small)
+    _, lf_events, lf_lines = _read(base)
+    assert (events, lines) == (lf_events, lf_lines), f"{ending} line ends change what is read"
+    assert large_events == GROWTH * events and events > 0
+    ratio = large_s / max(small_s, 1e-3)
+    assert ratio < LIMIT, f"{kind} with {ending}: {GROWTH}x the input took {ratio:.1f}x the time ({small_s:.3f}s -> {large_s:.3f}s)"

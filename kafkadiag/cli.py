@@ -307,8 +307,20 @@ def _root(
     """Kafka transaction forensics."""
 
 
+class Terminated(BaseException):
+    """SIGTERM (or SIGHUP) arrived: leave as after Ctrl-C, through the exit handlers that remove spooled input."""
+
+
+def _on_signal(signum: int, _frame: object) -> None:
+    raise Terminated(signum)
+
+
 def main() -> None:
     """Entry point: run the app, turning known errors into one line and exit code 2."""
+    import signal
+
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, _on_signal)
     _exit_now(_run())
 
 
@@ -334,6 +346,9 @@ def _run() -> int:
     except KeyboardInterrupt:
         typer.echo("kafkadiag: interrupted", err=True)
         return 130
+    except Terminated as exc:
+        typer.echo("kafkadiag: terminated", err=True)
+        return 128 + exc.args[0]
     except BrokenPipeError:
         return 0
     except Exception as exc:  # noqa: BLE001 - the user must never see a traceback

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
+from .smallfile import TooLarge, read_small
+
+MAX_CONFIG_BYTES = 8 << 20  # a configuration larger than this is not one (2 million keys took 45 s)
+
 #: A Java long: the largest value any of these millisecond settings can take.
 LONG_MAX = (1 << 63) - 1
 
@@ -107,11 +111,13 @@ class EffectiveConfig:
 def _iter_properties(path: str) -> Iterator[tuple[str, str, int]]:
     """Java .properties: `key=value`, `key: value` or `key value`, # and ! comments, \\ continuations."""
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        text = read_small(path, MAX_CONFIG_BYTES, "configuration file").decode("utf-8", errors="replace")
     except FileNotFoundError:
         raise ConfigError(f"no such config file: {path}") from None
     except OSError as exc:
         raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+    except TooLarge as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     pending = ""
     start = 0
     for number, raw in enumerate(text.splitlines(), start=1):

@@ -12,14 +12,15 @@ becomes a one-line error text that the caller puts into the input's report.
 from __future__ import annotations
 
 import atexit
+import errno
 import glob
 import gzip
 import io
 import os
-import shutil
 import stat
 import sys
 import tempfile
+import time
 import zlib
 from dataclasses import dataclass
 from typing import BinaryIO, Callable
@@ -30,6 +31,9 @@ EVIDENCE_MAX_CHARS = 500
 _GZ_PIECE = 1 << 20  # decompress in 1 MiB pieces so a truncation loses at most one piece
 _CR_SNIFF = 64 << 10  # bytes looked at to tell a file with carriage-return line ends (classic Mac, some pastes)
 _CR_TO_LF = bytes.maketrans(b"\r", b"\n")
+
+PIPE_WAIT_SECONDS = 10.0  # how long a named pipe without a writer is waited for
+SPOOL_LIMIT = 64 << 30  # bytes of stdin or a pipe kept for evidence, by default
 
 _aliases: dict[str, str] = {}  # display path -> spooled copy (stdin, named pipes)
 
@@ -72,15 +76,114 @@ def _file_input(path: str) -> InputSpec:
     if not os.access(path, os.R_OK):
         return InputSpec(path, path, f"permission denied: {path}")
     mode = os.stat(path).st_mode
-    if stat.S_ISFIFO(mode) or stat.S_ISCHR(mode):  # e.g. `<(zcat x.gz)`: readable once, so keep a copy
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):  # /dev/zero would be read forever
+        return InputSpec(path, path, "a device, not a file (kafkadiag reads files, pipes and - for stdin)")
+    if stat.S_ISFIFO(mode):  # e.g. `<(zcat x.gz)`: readable once, so keep a copy
         try:
-            with open(path, "rb") as source:
-                return _spool(path, source)
+            source = open_pipe(path)
         except OSError as exc:
             return InputSpec(path, path, f"cannot read {path}: {exc.strerror or exc}")
+        except NoWriter as exc:
+            return InputSpec(path, path, str(exc))
+        with source:
+            return _spool(path, source)
     if not stat.S_ISREG(mode):
         return InputSpec(path, path, f"not a regular file: {path}")
     return InputSpec(path, path)
+
+
+class NoWriter(Exception):
+    """A named pipe that nobody writes to."""
+
+
+def open_pipe(path: str, wait: float | None = None) -> BinaryIO:
+    """Open a named pipe for reading without hanging on one that has no writer.
+
+    Opening a FIFO blocks until a writer appears; a stale one would hang the run without a word.
+    The pipe is opened non-blocking: a writer that is there (process substitution) starts the
+    read at once; otherwise the user is told after a second that the run waits, and after
+    ``wait`` seconds (``KAFKADIAG_PIPE_WAIT``, default 10) the input is given up with one line.
+    """
+    import fcntl
+    import select
+
+    if wait is None:
+        wait = _env_seconds("KAFKADIAG_PIPE_WAIT", PIPE_WAIT_SECONDS)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        started = time.monotonic()
+        told = False
+        while True:
+            try:
+                first = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                first = None  # a writer is there, with nothing written yet: wait for it as for any pipe
+                poller.poll()
+                continue
+            if first:
+                break
+            # No writer (yet): data or a writer will wake the poll.
+            left = wait - (time.monotonic() - started)
+            if left <= 0:
+                raise NoWriter(f"no writer on this named pipe after {wait:g} s: nothing read")
+            if not told and time.monotonic() - started >= 1:
+                print(f"kafkadiag: waiting for a writer on named pipe {path}", file=sys.stderr, flush=True)
+                told = True
+            poller.poll(int(min(left, 0.25) * 1000))
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    except BaseException:
+        os.close(fd)
+        raise
+    return _Prefixed(first, os.fdopen(fd, "rb"))
+
+
+class _Prefixed(io.RawIOBase):
+    """The bytes already taken from a stream, then the rest of it."""
+
+    def __init__(self, first: bytes, rest: BinaryIO) -> None:
+        super().__init__()
+        self._first = first
+        self._rest = rest
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        view = memoryview(buffer).cast("B")
+        if self._first:
+            n = min(len(view), len(self._first))
+            view[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
+        return self._rest.readinto(view)  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        if not self.closed:
+            self._rest.close()
+            super().close()
+
+
+def _env_seconds(name: str, default: float) -> float:
+    try:
+        return max(0.0, float(os.environ.get(name, default)))
+    except ValueError:
+        return default
+
+
+def spool_limit() -> int:
+    """Bytes a pipe or stdin may spool (``KAFKADIAG_SPOOL_LIMIT``: a number with K, M, G or T)."""
+    raw = os.environ.get("KAFKADIAG_SPOOL_LIMIT", "").strip().upper().removesuffix("B").removesuffix("I")
+    if raw:
+        units = {"K": 10, "M": 20, "G": 30, "T": 40}
+        try:
+            if raw[-1] in units:
+                return int(float(raw[:-1]) * (1 << units[raw[-1]]))
+            return int(raw)
+        except (ValueError, OverflowError):
+            pass
+    return SPOOL_LIMIT
 
 
 def _walk(root: str) -> list[InputSpec]:
@@ -108,14 +211,34 @@ def _stdin_input(stdin: BinaryIO | None) -> InputSpec:
 
 
 def _spool(display: str, source: BinaryIO) -> InputSpec:
-    """Copy a read-once stream to a temporary file (removed at exit) so it can be re-read."""
+    """Copy a read-once stream to a temporary file (removed at exit) so it can be re-read.
+
+    The copy is bounded by ``spool_limit()`` and by the disk: hitting either is a one-line error
+    for this input, and the partial copy is removed at once.
+    """
+    name = "stdin" if display == STDIN_NAME else display
+    limit = spool_limit()
     fd, spool = tempfile.mkstemp(prefix="kafkadiag-input-", suffix=".txt")
     atexit.register(_remove, spool)
+    copied = 0
     try:
         with os.fdopen(fd, "wb") as out:
-            shutil.copyfileobj(source, out, 1 << 20)
+            while True:
+                chunk = source.read(min(1 << 20, limit + 1 - copied))
+                if not chunk:
+                    break
+                copied += len(chunk)
+                if copied > limit:
+                    _remove(spool)
+                    return InputSpec(display, spool, f"more than {limit:,} bytes through a pipe, the limit (set "
+                                                     "KAFKADIAG_SPOOL_LIMIT, or save the input to a file)")
+                out.write(chunk)
     except OSError as exc:
-        return InputSpec(display, spool, f"cannot read {'stdin' if display == STDIN_NAME else display}: {exc.strerror or exc}")
+        _remove(spool)
+        if exc.errno == errno.ENOSPC:
+            return InputSpec(display, spool, f"the temporary folder {tempfile.gettempdir()} is full after "
+                                             f"{copied:,} bytes (set TMPDIR to a larger disk, or save the input to a file)")
+        return InputSpec(display, spool, f"cannot read {name}: {exc.strerror or exc}")
     _aliases[display] = spool
     return InputSpec(display, spool)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 from pathlib import Path
 
 SUFFIXES = {".properties", ".yaml", ".yml", ".json", ".conf", ".cfg", ".txt"}
@@ -37,6 +38,11 @@ def discover(paths: list[str], exclude: list[str] | None = None) -> list[tuple[P
                     f = Path(root) / name
                     if f.suffix.lower() in SUFFIXES:
                         _add(out, seen, f, str(f), False, exclude)
+        elif p.exists():
+            if stat.S_ISFIFO(p.stat().st_mode):
+                _add(out, seen, p, given, True, exclude)  # ``<(kubectl get configmap ...)``
+            else:
+                raise DiscoveryError(f"{given}: is a device, not a configuration file")
         else:
             raise DiscoveryError(f"{given}: no such file or directory")
     return out

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from ..config import MAX_CONFIG_BYTES
+from ..smallfile import TooLarge, read_small
 from .describe import looks_like_describe, parse_describe
 from .model import ConfigFile, Entry
 from .properties import parse_properties
@@ -36,9 +38,11 @@ def read_config(path: Path, shown: str, explicit: bool = True, text: str | None 
 
 def _read_text(path: Path, shown: str) -> str:
     try:
-        raw = path.read_bytes()
+        raw = read_small(path, MAX_CONFIG_BYTES, "configuration file")
     except OSError as exc:
         raise InputError(f"{shown}: cannot read: {exc.strerror}") from None
+    except TooLarge as exc:
+        raise InputError(f"{shown}: {exc}") from None
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError:

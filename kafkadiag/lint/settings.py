@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from ..findings import SEVERITIES
+from ..smallfile import TooLarge, read_small
 from .defaults import duration_ms
 from .detect import DIALECTS
 
@@ -41,6 +42,9 @@ class Settings:
     source: str | None = None
 
 
+MAX_SETTINGS_BYTES = 1 << 20
+
+
 def find_settings(start: Path) -> Path | None:
     """The nearest settings file from ``start`` upwards that actually holds kafkadiag settings."""
     for folder in [start, *start.parents]:
@@ -56,8 +60,8 @@ def load_settings(path: Path) -> Settings:
         table = _pyproject_table(path) or {}
     else:
         try:
-            table = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
+            table = yaml.safe_load(read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8")) or {}
+        except (OSError, yaml.YAMLError, TooLarge, UnicodeDecodeError) as exc:
             raise SettingsError(f"{path}: cannot read settings: {exc}") from None
     if not isinstance(table, dict):
         raise SettingsError(f"{path}: expected a mapping of settings")
@@ -66,8 +70,8 @@ def load_settings(path: Path) -> Settings:
 
 def _pyproject_table(path: Path) -> dict | None:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        data = tomllib.loads(read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, TooLarge, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read: {exc}") from None
     table = data.get("tool", {}).get("kafkadiag")
     return table if isinstance(table, dict) else None

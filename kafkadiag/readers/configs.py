@@ -13,10 +13,10 @@ import re
 from pathlib import Path
 from typing import BinaryIO, Iterator
 
+from kafkadiag.config import MAX_CONFIG_BYTES
 from kafkadiag.readers import sniff
 from kafkadiag.readers.base import ReadContext
 
-MAX_CONFIG_BYTES = 8 << 20  # a config larger than this is not a config
 _COMMENT = ("#", "!", "//")
 _LOGGISH = re.compile(r"^\s*(?:\[?\d{4}[-/]\d\d[-/]\d\d|\[?\d\d:\d\d:\d\d|%\d\||(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\b)")
 _PROPERTY = re.compile(r"^[A-Za-z_][\w.\-\[\]]*\s*[=:]")

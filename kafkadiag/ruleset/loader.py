@@ -16,6 +16,7 @@ import yaml
 
 from .. import builtin
 from ..facts.registry import FACT_TABLES
+from ..smallfile import TooLarge, read_small
 from .errors import RuleError
 from .model import Rule, TableSpec
 from .parse import parse_document
@@ -122,16 +123,20 @@ def user_rule_sources(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
         files = [p]
     elif p.is_dir():
         files = sorted((f for f in p.iterdir() if f.is_file() and f.name.endswith(RULE_SUFFIXES)), key=lambda f: f.name)
+    elif p.exists():
+        files = [p]  # a pipe is read up to the limit; a device is refused by read_small
     else:
         raise RuleError(f"{p}: no such rule file or directory")
     out = []
     for f in files:
         try:
-            if f.stat().st_size > MAX_RULE_FILE_BYTES:
-                raise RuleError(f"{f}: rule file too large ({f.stat().st_size:,} bytes; at most {MAX_RULE_FILE_BYTES:,})")
-            out.append((str(f), check_limits(f.read_text(encoding="utf-8"), str(f))))
-        except (OSError, UnicodeDecodeError) as exc:
-            raise RuleError(f"{f}: cannot read rule file: {exc}") from None
+            out.append((str(f), check_limits(read_small(f, MAX_RULE_FILE_BYTES, "rule file").decode("utf-8"), str(f))))
+        except TooLarge as exc:
+            raise RuleError(f"{f}: {exc}") from None
+        except OSError as exc:
+            raise RuleError(f"{f}: cannot read rule file: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise RuleError(f"{f}: cannot read rule file: not UTF-8 text") from None
     return out
 
 

@@ -24,6 +24,7 @@ from .discover import DiscoveryError
 from .fixes import apply_edits
 from .model import ConfigFile
 from .run import LintOptions, LintResult, run_lint
+from .write import NotWritten, write_fixed
 from .settings import Settings, SettingsError, find_settings, load_settings
 
 
@@ -198,12 +199,18 @@ def _diff(result: LintResult, opts: LintOptions, output: Optional[Path]) -> int:
 
 def _fix(result: LintResult, opts: LintOptions) -> LintResult:
     texts, final = fixed_texts(result, opts)
-    for path, (cfg, new) in texts.items():
-        Path(path).write_text(new, encoding="utf-8")
+    refused: list[str] = []
+    written = 0
+    for path, (_cfg, new) in texts.items():
+        try:
+            write_fixed(path, new)
+            written += 1
+        except NotWritten as exc:
+            refused.append(str(exc))
     notes = list(final.plan.notes)
-    if texts:
+    if written:
         result = run_lint(opts)
-    result.notes = [f"fixed {len(texts)} file(s)", *notes, *result.notes]
+    result.notes = [f"fixed {written} file(s)", *refused, *notes, *result.notes]
     return result
 
 

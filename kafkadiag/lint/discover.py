@@ -23,16 +23,26 @@ class DiscoveryError(ValueError):
     """A path on the command line that does not exist."""
 
 
-def discover(paths: list[str], exclude: list[str] | None = None) -> list[tuple[Path, str, bool]]:
-    """(path, name to show, named explicitly) for every candidate file, in a stable order."""
+def discover(paths: list[str], exclude: list[str] | None = None,
+             errors: list[str] | None = None) -> list[tuple[Path, str, bool]]:
+    """(path, name to show, named explicitly) for every candidate file, in a stable order.
+
+    Folders that cannot be listed are named in ``errors``: a lint that silently skipped one
+    would pass for complete.
+    """
     out: list[tuple[Path, str, bool]] = []
     seen: set[Path] = set()
+
+    def unlisted(exc: OSError) -> None:
+        if errors is not None:
+            errors.append(f"{exc.filename}: cannot list folder: {exc.strerror}")
+
     for given in paths:
         p = Path(given)
         if p.is_file():
             _add(out, seen, p, given, True, exclude)
         elif p.is_dir():
-            for root, dirs, files in os.walk(p):
+            for root, dirs, files in os.walk(p, onerror=unlisted):
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for name in sorted(files):
                     f = Path(root) / name

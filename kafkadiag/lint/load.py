@@ -18,6 +18,10 @@ class InputError(ValueError):
     """A file that cannot be read or parsed; the message names it."""
 
 
+class UnreadableError(InputError):
+    """The file is there but cannot be read (permissions, I/O): the run must not pass for complete."""
+
+
 def read_config(path: Path, shown: str, explicit: bool = True, text: str | None = None) -> ConfigFile:
     """Parse ``path`` (shown in output as ``shown``) in the format its content has; ``text``
     stands in for the file's content (a fix being checked before it is written)."""
@@ -40,7 +44,7 @@ def _read_text(path: Path, shown: str) -> str:
     try:
         raw = read_small(path, MAX_CONFIG_BYTES, "configuration file")
     except OSError as exc:
-        raise InputError(f"{shown}: cannot read: {exc.strerror}") from None
+        raise UnreadableError(f"{shown}: cannot read: {exc.strerror}") from None
     except TooLarge as exc:
         raise InputError(f"{shown}: {exc}") from None
     try:

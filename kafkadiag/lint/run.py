@@ -22,7 +22,7 @@ from .detect import detect_dialect
 from .discover import discover
 from .facts import Facts, build_facts
 from .fixes import Plan, plan_fixes
-from .load import InputError, read_config
+from .load import InputError, UnreadableError, read_config
 from .locate import locate
 from .model import ConfigFile
 from .rows import build_rows
@@ -111,11 +111,13 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
     errors: list[str] = []
     notes: list[str] = []
     skipped: list[str] = []
-    for path, shown, explicit in discover(opts.paths, opts.settings.exclude):
+    for path, shown, explicit in discover(opts.paths, opts.settings.exclude, errors):
         try:
             cfg = read_config(path, shown, explicit, opts.texts.get(shown))
         except InputError as exc:
-            (errors if explicit else notes).append(str(exc))
+            # A file found in a folder may be anything (a large JSON, invalid YAML): a note. One
+            # that cannot be read at all leaves the lint incomplete, named or not: an error.
+            (errors if explicit or isinstance(exc, UnreadableError) else notes).append(str(exc))
             continue
         cfg.dialect = opts.dialect or _dialect_setting(shown, opts.settings) or detect_dialect(cfg) or ""
         if not cfg.dialect:

@@ -188,7 +188,9 @@ def _finish(result, fail_on: FailOn, at_or_above) -> None:
     for r in result.inputs:
         if r.error:
             typer.echo(f"kafkadiag: {r.path}: {r.error}", err=True)
-        elif not r.evidence:
+        elif r.damage:
+            typer.echo(f"kafkadiag: warning: {r.path}: {r.damage}; what came before it was read", err=True)
+        if not r.error and not r.evidence:
             typer.echo(f"kafkadiag: {r.path}: no Kafka evidence found", err=True)
     if any(r.failed for r in result.inputs):
         raise typer.Exit(EXIT_READER_FAILED)

@@ -304,7 +304,13 @@ class InputStream(io.RawIOBase):
         except EOFError:
             self.error = f"truncated gzip stream after {self.position + size - want} bytes"
         except (zlib.error, gzip.BadGzipFile) as exc:
-            self.error = f"corrupt gzip stream after {self.position + size - want} bytes: {exc}"
+            at = self.position + size - want
+            if at > 0 and str(exc).startswith("Not a gzipped file"):
+                # Bytes after a complete gzip member that do not start another one: gzip -d says
+                # "trailing garbage ignored" and so do we.
+                self.error = f"trailing bytes after the gzip data (at {at} bytes) ignored"
+            else:
+                self.error = f"corrupt gzip stream after {at} bytes: {exc}"
         except OSError as exc:
             self.error = f"read error after {self.position + size - want} bytes: {exc.strerror or exc}"
         data = pieces[0] if len(pieces) == 1 else b"".join(pieces)

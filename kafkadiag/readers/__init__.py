@@ -148,6 +148,7 @@ def _read_one(
             if kind == BINARY:
                 report.kinds = ["binary"]
                 ctx.skip("binary data", max(lines, 1))
+            _stream_problem(stream, report)
             return
         passes = plan(kind, head)
         first = passes[0]
@@ -158,8 +159,7 @@ def _read_one(
                 return
         source = _Replay(head, stream)
         yield from counted(reader(LineView(source, first.view) if first.view else source, ctx), report)  # type: ignore[arg-type]
-        if stream.error and not report.error:
-            report.error = stream.error
+        _stream_problem(stream, report)
     lines = report.lines
     for later in passes[1:]:
         report.lines = 0
@@ -167,6 +167,15 @@ def _read_one(
             view = LineView(again, later.view) if later.view else again
             yield from counted(READERS[later.reader](view, ctx), report)  # type: ignore[arg-type]
     report.lines = max(lines, report.lines)
+
+
+def _stream_problem(stream: InputStream, report: InputReport) -> None:
+    """A read that ended early: damage when something came before it (that part counts), else an error."""
+    if stream.error and not report.error:
+        if stream.position > 0:
+            report.damage = stream.error
+        else:
+            report.error = stream.error
 
 
 def _count_lines(head: bytes, stream: InputStream) -> int:

@@ -43,6 +43,9 @@ class InputReport:
     events: int = 0  # Kafka records and events found (batches, coordinator records, log events, config entries)
     kafka_lines: int = 0  # lines of a log that mention Kafka (its clients' or brokers' own lines), events or not
     failed: bool = False  # a reader crashed on this input: the run must not pass for complete
+    #: The input was read up to a point and then could not be (a truncated or corrupt gzip stream,
+    #: trailing bytes after one): what came before counts, the damage is a warning.
+    damage: str = ""
 
     @property
     def kind(self) -> str:
@@ -81,6 +84,7 @@ class InputReport:
             "skip_reasons": dict(sorted(self.skip_reasons.items())),
             **({"notes": dict(sorted(self.notes.items()))} if self.notes else {}),
             **({"error": self.error} if self.error else {}),
+            **({"damage": self.damage} if self.damage else {}),
         }
 
 

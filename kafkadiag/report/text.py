@@ -79,14 +79,16 @@ def _inputs(console: Console, report: Report) -> None:
     if len(rows) > MAX_LISTED_INPUTS:
         groups: dict[tuple[str, str], list[dict]] = {}
         for item in rows:
-            if not item.get("error") and not item.get("skipped"):
+            if not item.get("error") and not item.get("skipped") and not item.get("damage"):
                 groups.setdefault((item.get("kind", ""), item.get("era", "")), []).append(item)
         for (kind, era), items in sorted(groups.items()):
             table.add_row(f"{len(items)} file{'' if len(items) == 1 else 's'}", cell(kind), cell(era),
                           str(sum(i.get("lines", 0) for i in items)), "0")
-        rows = [item for item in rows if item.get("error") or item.get("skipped")]
+        rows = [item for item in rows if item.get("error") or item.get("skipped") or item.get("damage")]
     for item in rows:
         kind = item.get("error") or item.get("found") or item.get("kind", "")
+        if item.get("damage") and not item.get("error"):
+            kind += f" (damaged: {item['damage']})"
         table.add_row(cell(item["path"]), cell(kind), cell(item.get("era", "")), str(item.get("lines", "")),
                       str(item.get("skipped", "")))
     console.print(table)

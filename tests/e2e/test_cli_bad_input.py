@@ -57,8 +57,9 @@ def test_truncated_gzip_keeps_what_was_read(tmp_path: Path) -> None:
     assert_clean_failure(proc)
     report = json.loads(proc.stdout)
     entry = report["inputs"][0]
-    assert "truncated" in entry.get("error", "") and entry["lines"] > 0
+    assert "truncated" in entry.get("damage", "") and "error" not in entry and entry["lines"] > 0
     assert report["summary"]["transactions"] > 0
+    assert proc.returncode in (0, 1) and "warning:" in proc.stderr.decode()  # by findings, not "nothing readable"
 
 
 def test_crlf_non_utf8_and_huge_line(tmp_path: Path) -> None:

@@ -112,26 +112,14 @@ def with_subject_label(logs: pd.DataFrame) -> pd.DataFrame:
     if logs.empty:
         logs["who"] = pd.Series(dtype=object)
         return logs
-    columns = (logs["transactional_id"].fillna("").astype(str), logs["client_id"].fillna("").astype(str),
-               logs["producer_id"].astype("int64"), logs["source"].fillna("").astype(str))
-    # A log names a handful of subjects: label each distinct one once, not every row.
-    combined = np.zeros(len(logs), dtype=np.int64)
-    for column in columns:
-        codes, uniques = pd.factorize(column)
-        combined = combined * (len(uniques) + 1) + codes
-    _, first, codes = np.unique(combined, return_index=True, return_inverse=True)
-    labels = np.array([_subject_label(*(c.iat[i] for c in columns)) for i in first], dtype=object)
-    return logs.assign(who=labels[codes])
-
-
-def _subject_label(tid: str, client: str, pid: int, source: str) -> str:
-    if tid:
-        return f"transactional.id {tid} (client {client})" if client else f"transactional.id {tid}"
-    if client:
-        return f"client {client}"
-    if pid >= 0:
-        return f"producer id {pid}"
-    return f"the {source or 'log'}"
+    tid = logs["transactional_id"].fillna("").astype(str)
+    client = logs["client_id"].fillna("").astype(str)
+    pid = logs["producer_id"].astype("int64")
+    label = "the " + logs["source"].fillna("").astype(str).replace("", "log")
+    label = label.where(pid < 0, "producer id " + pid.astype(str))
+    label = label.where(client == "", "client " + client)
+    with_tid = "transactional.id " + tid + client.where(client == "", " (client " + client + ")")
+    return logs.assign(who=label.where(tid == "", with_tid).astype(object))
 
 
 def build_fact_tables(

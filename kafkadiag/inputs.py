@@ -68,6 +68,12 @@ def expand_inputs(paths: list[str], stdin: BinaryIO | None = None) -> list[Input
     return out
 
 
+def in_canonical_order(specs: list[InputSpec]) -> list[InputSpec]:
+    """Inputs sorted by name (stable for a name given twice): what is read first must not depend on
+    the order the user typed, or the same partition in two files would cite one file or the other."""
+    return sorted(specs, key=lambda spec: spec.display)
+
+
 def _file_input(path: str) -> InputSpec:
     if path in _aliases:  # a pipe named twice: its content was already spooled
         return InputSpec(path, _aliases[path])

@@ -105,13 +105,7 @@ def apply_rules(
             out.append(Evidence(file=files[file_id], line=line if line and line > 0 else None, text="", byte=int(byte)))
         return out
 
-    # Inputs are numbered in the order given; rows and evidence are ordered by input name, so the
-    # same inputs in another order give the same findings.
-    by_name = sorted(range(len(files)), key=lambda i: (files[i], i))
-    rank = [0] * len(files)
-    for position, file_id in enumerate(by_name):
-        rank[file_id] = position
-    findings = evaluate(rules, tables, config.as_mapping(), resolver, file_rank=rank)
+    findings = evaluate(rules, tables, config.as_mapping(), resolver)
     if collected.configs:
         from ..lint.run import check_files
 

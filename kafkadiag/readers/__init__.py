@@ -13,7 +13,7 @@ from typing import BinaryIO, Callable, Iterator
 
 import pandas as pd
 
-from kafkadiag.inputs import InputStream, expand_inputs, open_error, open_input, real_path
+from kafkadiag.inputs import InputStream, expand_inputs, in_canonical_order, open_error, open_input, real_path
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions, counted
 from kafkadiag.readers import logs as _logs  # noqa: F401  (registers the log detector)
 from kafkadiag.readers.configs import read_config_input
@@ -76,7 +76,7 @@ class EventStream:
     """Iterate the event-table chunks of all inputs; ``reports``/``files`` describe the inputs.
 
     ``files[file_id]`` is the display path of input ``file_id`` (as given, or as found in a
-    directory walk); ``reports[file_id]`` its report. Inputs that could not be opened keep their
+    directory walk), numbered in name order; ``reports[file_id]`` its report. Inputs that could not be opened keep their
     place (with ``error`` set) so ids never shift.
     """
 
@@ -89,7 +89,7 @@ class EventStream:
     ) -> None:
         self.options = options or ReadOptions()
         self.range_reader = range_reader
-        self._inputs = expand_inputs(paths, stdin=stdin)
+        self._inputs = in_canonical_order(expand_inputs(paths, stdin=stdin))
         self.files: list[str] = [spec.display for spec in self._inputs]
         self.reports: list[InputReport] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
         self.configs: list = []  # configuration files among the inputs (lint ConfigFile objects)

@@ -35,15 +35,12 @@ def evaluate(
     max_evidence: int = 6,
     *,
     config_defaults: Mapping[str, object] | None = None,
-    file_rank: Sequence[int] | None = None,
 ) -> list[Finding]:
     """Findings of every rule whose table is in ``tables`` (absent or empty tables yield none).
 
     ``config`` is the effective configuration; keys it lacks are read from ``config_defaults``.
     ``evidence_resolver`` is called once per finding with at most ``max_evidence`` distinct
     (file_id, line, byte) references in log order and returns the Evidence to show for them.
-    ``file_rank[file_id]`` orders inputs wherever rows or evidence are ordered (the rank of each
-    input's name): the same inputs named in another order must give the same findings.
     Raises RuleError when a condition cannot be evaluated (type mismatch, config key with no value).
     """
     cfg = ConfigView(config, config_defaults)
@@ -53,7 +50,7 @@ def evaluate(
         if frame is None or len(frame) == 0:
             continue
         try:
-            findings.extend(rule_findings(rule, frame, cfg, evidence_resolver, max_evidence, file_rank))
+            findings.extend(rule_findings(rule, frame, cfg, evidence_resolver, max_evidence))
         except ConditionError as exc:
             raise RuleError(f"{rule.source}: {exc} (rule {rule.id})") from None
     findings.sort(key=Finding.sort_key)
@@ -70,14 +67,13 @@ def rule_findings(
     config: ConfigView,
     evidence_resolver: EvidenceResolver,
     max_evidence: int = 6,
-    file_rank: Sequence[int] | None = None,
 ) -> list[Finding]:
     """Findings of one rule over its table, unsorted and without ids."""
     spec = rule.table_spec if rule.table_spec is not None else FACT_TABLES[rule.table]
     mask = condition_mask(rule.when, frame, config)
     if not mask.any():
         return []
-    matched = _matched_rows(rule, spec, frame, np.flatnonzero(mask), file_rank)
+    matched = _matched_rows(rule, spec, frame, np.flatnonzero(mask))
     rec_masks = [
         condition_mask(r.when, matched, config) if r.when is not None else np.ones(len(matched), dtype=bool)
         for r in rule.recommendations
@@ -90,8 +86,7 @@ def rule_findings(
         groups = ([i] for i in range(len(matched)))
     list_fields = _list_fields(rule)
     return [
-        _finding(rule, spec, data, list(positions), rec_masks, list_fields, config, evidence_resolver, max_evidence,
-                 file_rank)
+        _finding(rule, spec, data, list(positions), rec_masks, list_fields, config, evidence_resolver, max_evidence)
         for positions in groups
     ]
 
@@ -112,8 +107,7 @@ def _list_fields(rule: Rule) -> set[str]:
     }
 
 
-def _matched_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, rows: np.ndarray,
-                  file_rank: Sequence[int] | None = None) -> pd.DataFrame:
+def _matched_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
     """The matched rows with only the columns findings need, in a deterministic order."""
     wanted: list[str] = list(rule.group_by)
     wanted += [c for c in SUBJECT_COLUMNS if c in spec.columns]
@@ -127,25 +121,12 @@ def _matched_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, rows: np.nda
     matched = frame.iloc[rows, [frame.columns.get_loc(c) for c in cols]].reset_index(drop=True)
     evidence_cols = [c for triple in spec.evidence for c in triple]
     order = [c for c in [spec.window[0], *SUBJECT_COLUMNS, *evidence_cols] if c in matched.columns]
-    file_cols = {triple[0] for triple in spec.evidence}
-    keys = pd.DataFrame({f"k{i}": _sort_key(_ranked(matched[c], file_rank) if c in file_cols else matched[c])
-                         for i, c in enumerate(dict.fromkeys(order))})
+    keys = pd.DataFrame({f"k{i}": _sort_key(matched[c]) for i, c in enumerate(dict.fromkeys(order))})
     try:
         positions = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
     except TypeError:
         return matched
     return matched.iloc[positions].reset_index(drop=True)
-
-
-def _ranked(file_ids: pd.Series, file_rank: Sequence[int] | None) -> pd.Series:
-    """Input numbers replaced by the rank of the input's name (unknown ones kept as -1)."""
-    if file_rank is None or not ptypes.is_integer_dtype(file_ids.dtype):
-        return file_ids
-    ranks = np.asarray(file_rank, dtype=np.int64)
-    ids = file_ids.to_numpy(dtype=np.int64)
-    known = (ids >= 0) & (ids < len(ranks))
-    return pd.Series(np.where(known, ranks[np.clip(ids, 0, max(len(ranks) - 1, 0))] if len(ranks) else -1, -1),
-                     index=file_ids.index)
 
 
 def _sort_key(series: pd.Series) -> pd.Series:
@@ -165,12 +146,11 @@ def _finding(
     config: ConfigView,
     evidence_resolver: EvidenceResolver,
     max_evidence: int,
-    file_rank: Sequence[int] | None = None,
 ) -> Finding:
     first = positions[0]
     group = {c: [data[c][i] for i in positions] for c in list_fields if c in data} if rule.group_by else None
     ctx = _context(data, first, config, len(positions), group)
-    refs = _evidence_refs(spec, data, positions, max_evidence, file_rank)
+    refs = _evidence_refs(spec, data, positions, max_evidence)
     start_col, end_col = spec.window
     starts = _known_ints(data.get(start_col, ()), positions)
     ends = _known_ints(data.get(end_col, ()), positions)
@@ -240,9 +220,8 @@ def _subject_value(column: str, values: list, positions: list[int]) -> object:
     return value if column in _INT_SUBJECT else str(value)
 
 
-def _evidence_refs(spec: TableSpec, data: Mapping[str, list], positions: list[int], cap: int,
-                   file_rank: Sequence[int] | None = None) -> list[EvidenceRef]:
-    """Distinct (file_id, line, byte) references of the rows, in log order (inputs by name), at most ``cap``."""
+def _evidence_refs(spec: TableSpec, data: Mapping[str, list], positions: list[int], cap: int) -> list[EvidenceRef]:
+    """Distinct (file_id, line, byte) references of the rows, in log order, at most ``cap``."""
     refs: set[EvidenceRef] = set()
     for file_col, line_col, byte_col in spec.evidence:
         if file_col not in data or byte_col not in data:
@@ -254,5 +233,4 @@ def _evidence_refs(spec: TableSpec, data: Mapping[str, list], positions: list[in
                 continue
             line = plain(lines[i]) if lines is not None else -1
             refs.add((int(f), -1 if is_unknown(line) else int(line), int(b)))  # type: ignore[arg-type]
-    rank = (lambda f: file_rank[f] if 0 <= f < len(file_rank) else f) if file_rank is not None else (lambda f: f)
-    return sorted(refs, key=lambda r: (rank(r[0]), r[2], r[1]))[: max(cap, 0)]
+    return sorted(refs, key=lambda r: (r[0], r[2], r[1]))[: max(cap, 0)]

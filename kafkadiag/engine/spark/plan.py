@@ -15,7 +15,7 @@ import os
 import re
 from dataclasses import dataclass, field
 
-from ...inputs import InputSpec, expand_inputs, open_input
+from ...inputs import InputSpec, expand_inputs, in_canonical_order, open_input
 from ...readers import READERS, read_dump
 from ...readers.route import plan as route_plan
 from ...readers.sniff import HEAD_BYTES, sniff
@@ -61,11 +61,12 @@ class Plan:
 
 
 def expand(paths: list[str], list_uri) -> list[InputSpec]:
-    """The user's paths as inputs, in order; ``list_uri(uri)`` lists a Hadoop path through Spark."""
+    """The user's paths as inputs, in name order as the local runner numbers them; ``list_uri(uri)``
+    lists a Hadoop path through Spark."""
     specs: list[InputSpec] = []
     for given in paths:
         specs.extend(list_uri(given) if is_uri(given) else expand_inputs([given]))
-    return specs
+    return in_canonical_order(specs)
 
 
 def splittable(path: str) -> bool:

@@ -76,30 +76,38 @@ def topic_producer_partials(spans: pd.DataFrame) -> pd.DataFrame:
                "first_time", "last_time", *(f"example_{k}" for k in _PARTIAL_KEY), "file_id", "line", "byte"]
     if spans.empty:
         return pd.DataFrame(columns=columns)
-    rows = []
-    for topic, g in spans.groupby("topic", sort=True):
-        per_pid = g.groupby("producer_id").agg(
-            max_epoch=("producer_epoch", "max"),
-            epochs=("producer_epoch", "nunique"),
-            protocol=("protocol", "first"),
-        )
-        # A transaction over several partitions is one span per partition: count spans per partition.
-        per_partition = g.groupby(["producer_id", "partition"]).size().groupby(level=0).max()
-        single = (per_pid["epochs"] == 1) & (per_pid["max_epoch"] == 0) & (per_partition == 1)
-        reinit = (per_pid["max_epoch"] > 0) & (per_pid["protocol"] == "v1")
-        multi = ~single & ~reinit
-        times = g["first_time"][g["first_time"] >= 0]
-        ends = g["end_time"][g["end_time"] >= 0]
-        # The example is the first span in the spans table's own order, whatever order g came in.
-        example = g.sort_values(_PARTIAL_KEY, kind="stable").iloc[0]
-        rows.append({
-            "topic": topic, "transactional_producers": len(per_pid), "single_txn_epoch0": int(single.sum()),
-            "reinitialised": int(reinit.sum()), "multi_txn_producers": int(multi.sum()),
-            "first_time": int(times.min()) if len(times) else -1, "last_time": int(ends.max()) if len(ends) else -1,
-            **{f"example_{k}": int(example[k]) for k in _PARTIAL_KEY},
-            "file_id": int(example.file_id), "line": int(example.first_line), "byte": int(example.first_byte),
-        })
-    return pd.DataFrame(rows, columns=columns)
+    # One vectorised pass over all topics (a loop per topic cost ~10 ms each: 10k partitions of
+    # one topic each took minutes).
+    per_pid = spans.groupby(["topic", "producer_id"], sort=True).agg(
+        max_epoch=("producer_epoch", "max"),
+        epochs=("producer_epoch", "nunique"),
+        protocol=("protocol", "first"),
+    )
+    # A transaction over several partitions is one span per partition: count spans per partition.
+    per_pid["per_partition"] = spans.groupby(["topic", "producer_id", "partition"]).size().groupby(level=[0, 1]).max()
+    single = (per_pid["epochs"] == 1) & (per_pid["max_epoch"] == 0) & (per_pid["per_partition"] == 1)
+    reinit = (per_pid["max_epoch"] > 0) & (per_pid["protocol"] == "v1")
+    per_pid = per_pid.assign(single=single.astype("int64"), reinit=reinit.astype("int64"),
+                             multi=(~single & ~reinit).astype("int64"))
+    counts = per_pid.groupby(level="topic", sort=True).agg(
+        transactional_producers=("max_epoch", "size"), single_txn_epoch0=("single", "sum"),
+        reinitialised=("reinit", "sum"), multi_txn_producers=("multi", "sum"))
+    first_time = spans["first_time"].where(spans["first_time"] >= 0).groupby(spans["topic"], sort=True).min()
+    last_time = spans["end_time"].where(spans["end_time"] >= 0).groupby(spans["topic"], sort=True).max()
+    # The example is the first span in the spans table's own order, whatever order the spans came in.
+    examples = (spans.sort_values(["topic", *_PARTIAL_KEY], kind="stable").drop_duplicates("topic", keep="first")
+                .set_index("topic"))
+    out = pd.DataFrame({
+        "topic": counts.index,
+        **{c: counts[c].astype("int64").to_numpy() for c in counts.columns},
+        "first_time": first_time.reindex(counts.index).fillna(-1).astype("int64").to_numpy(),
+        "last_time": last_time.reindex(counts.index).fillna(-1).astype("int64").to_numpy(),
+        **{f"example_{k}": examples[k].reindex(counts.index).astype("int64").to_numpy() for k in _PARTIAL_KEY},
+        "file_id": examples["file_id"].reindex(counts.index).astype("int64").to_numpy(),
+        "line": examples["first_line"].reindex(counts.index).astype("int64").to_numpy(),
+        "byte": examples["first_byte"].reindex(counts.index).astype("int64").to_numpy(),
+    })
+    return out[columns].reset_index(drop=True)
 
 
 def combine_topic_producers(partials: list[pd.DataFrame]) -> pd.DataFrame:
@@ -108,21 +116,26 @@ def combine_topic_producers(partials: list[pd.DataFrame]) -> pd.DataFrame:
     if not filled:
         return pd.DataFrame(columns=list(TOPIC_PRODUCERS.columns))
     frame = pd.concat(filled, ignore_index=True)
-    rows = []
-    for topic, g in frame.groupby("topic", sort=True):
-        example = g.sort_values([f"example_{k}" for k in _PARTIAL_KEY], kind="stable").iloc[0]
-        total = int(g["transactional_producers"].sum())
-        single = int(g["single_txn_epoch0"].sum())
-        times = g["first_time"][g["first_time"] >= 0]
-        ends = g["last_time"][g["last_time"] >= 0]
-        first = int(times.min()) if len(times) else -1
-        last = int(ends.max()) if len(ends) else -1
-        rows.append({
-            "topic": topic, "transactional_producers": total, "single_txn_epoch0": single,
-            "reinitialised": int(g["reinitialised"].sum()), "multi_txn_producers": int(g["multi_txn_producers"].sum()),
-            "share_single": float(single) / total if total else 0.0,
-            "window_ms": last - first if first >= 0 and last >= 0 else -1,
-            "first_time": first, "last_time": last,
-            "file_id": int(example.file_id), "line": int(example.line), "byte": int(example.byte),
-        })
-    return pd.DataFrame(rows, columns=list(TOPIC_PRODUCERS.columns))
+    by_topic = frame.groupby("topic", sort=True)
+    sums = by_topic[["transactional_producers", "single_txn_epoch0", "reinitialised", "multi_txn_producers"]].sum()
+    first = frame["first_time"].where(frame["first_time"] >= 0).groupby(frame["topic"], sort=True).min()
+    last = frame["last_time"].where(frame["last_time"] >= 0).groupby(frame["topic"], sort=True).max()
+    first = first.reindex(sums.index).fillna(-1).astype("int64")
+    last = last.reindex(sums.index).fillna(-1).astype("int64")
+    examples = (frame.sort_values(["topic", *(f"example_{k}" for k in _PARTIAL_KEY)], kind="stable")
+                .drop_duplicates("topic", keep="first").set_index("topic").reindex(sums.index))
+    total = sums["transactional_producers"].astype("int64")
+    single = sums["single_txn_epoch0"].astype("int64")
+    out = pd.DataFrame({
+        "topic": sums.index,
+        "transactional_producers": total.to_numpy(), "single_txn_epoch0": single.to_numpy(),
+        "reinitialised": sums["reinitialised"].astype("int64").to_numpy(),
+        "multi_txn_producers": sums["multi_txn_producers"].astype("int64").to_numpy(),
+        "share_single": np.where(total > 0, single / total.where(total > 0, 1), 0.0).astype(float),
+        "window_ms": np.where((first >= 0) & (last >= 0), last - first, -1).astype("int64"),
+        "first_time": first.to_numpy(), "last_time": last.to_numpy(),
+        "file_id": examples["file_id"].astype("int64").to_numpy(),
+        "line": examples["line"].astype("int64").to_numpy(),
+        "byte": examples["byte"].astype("int64").to_numpy(),
+    })
+    return out[list(TOPIC_PRODUCERS.columns)].reset_index(drop=True)

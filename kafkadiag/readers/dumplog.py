@@ -10,6 +10,7 @@ whichever path read them, and chunks are yielded as soon as they fill.
 from __future__ import annotations
 
 from functools import partial
+from itertools import chain, islice
 from typing import BinaryIO, Iterator
 
 import numpy as np
@@ -54,6 +55,12 @@ def read_dump(
     reader = _BlockReader(parser, eras, wanted)
     blocks = iter_blocks(stream, block_size, start_byte=start_byte)
     scanned: Iterator[ScannedBlock | Block]
+    if fast and threads:
+        # An input of one block gains nothing from the scanning threads; starting them costs
+        # about a millisecond, which a folder of thousands of small dumps pays per file.
+        ahead = list(islice(blocks, 2))
+        threads = len(ahead) > 1
+        blocks = chain(ahead, blocks)
     if fast and not threads:
         scanned = map(scan, blocks)
     elif fast:

@@ -62,21 +62,35 @@ def _close_in_time(a: Finding, b: Finding, window: int) -> bool:
     return a0 - window <= b1 and b0 - window <= a1  # type: ignore[operator]
 
 
-def _by_identity(findings: list[Finding]) -> dict[tuple[str, object], list[int]]:
-    """Positions of the findings that carry each transactional.id / producer id."""
-    index: dict[tuple[str, object], list[int]] = {}
+#: effect category -> the categories that can cause it.
+CAUSED_BY: dict[str, tuple[str, ...]] = {}
+for _cause, _effects in CAUSES.items():
+    for _effect in _effects:
+        CAUSED_BY[_effect] = (*CAUSED_BY.get(_effect, ()), _cause)
+
+Index = dict[tuple[str, object, str], list[int]]
+
+
+def _by_identity(findings: list[Finding]) -> Index:
+    """Positions of the findings that carry each transactional.id / producer id, per category."""
+    index: Index = {}
     for i, f in enumerate(findings):
         for key in _identity(f):
-            index.setdefault(key, []).append(i)
+            index.setdefault((*key, f.category), []).append(i)
     return index
 
 
-def _sharing(index: dict[tuple[str, object], list[int]], f: Finding) -> list[int]:
-    """Positions of the findings that share a subject with ``f``, in order: a pair shares a subject
-    or is never related, so only these are compared (incident-heavy inputs have tens of thousands)."""
+def _sharing(index: Index, f: Finding, categories: tuple[str, ...]) -> list[int]:
+    """Positions of the findings of ``categories`` that share a subject with ``f``, in order.
+
+    A pair shares a subject or is never related, and only some categories can be related, so
+    only these are compared: one producer id in thousands of findings (incident-heavy inputs,
+    every partition of a topic) must not make correlation quadratic.
+    """
     found: set[int] = set()
     for key in _identity(f):
-        found.update(index.get(key, ()))
+        for category in categories:
+            found.update(index.get((*key, category), ()))
     return sorted(found)
 
 
@@ -87,19 +101,24 @@ def merge_same_incident(findings: list[Finding], from_logs: set[str] = frozenset
     dump-based finding are merged (two dump findings are two incidents, e.g. two partitions).
     """
     kept: list[Finding] = []
-    index: dict[tuple[str, object], list[int]] = {}
+    # Only a log-based and a dump-based finding of one category merge: index by both, so that
+    # thousands of findings of one producer id are not compared pairwise.
+    index: Index = {}
+
+    def slot(category: str, from_log: bool) -> str:
+        return f"{category}/{'log' if from_log else 'dump'}"
+
     for f in sorted(findings, key=lambda x: (x.rule in from_logs, -SEVERITY_RANK.get(x.severity, 0), x.rule)):
         target = None
         if f.severity != "info":
             target = next(
-                (kept[i] for i in _sharing(index, f)
-                 if kept[i].category == f.category and (kept[i].rule in from_logs) != (f.rule in from_logs)
-                 and _close_in_time(kept[i], f, MERGE_WINDOW_MS)),
+                (kept[i] for i in _sharing(index, f, (slot(f.category, f.rule not in from_logs),))
+                 if _close_in_time(kept[i], f, MERGE_WINDOW_MS)),
                 None,
             )
         if target is None:
             for key in _identity(f):
-                index.setdefault(key, []).append(len(kept))
+                index.setdefault((*key, slot(f.category, f.rule in from_logs)), []).append(len(kept))
             kept.append(f)
             continue
         before = _identity(target)
@@ -119,7 +138,7 @@ def merge_same_incident(findings: list[Finding], from_logs: set[str] = frozenset
             target.window_end = f.window_end
         position = next(i for i, k in enumerate(kept) if k is target) if _identity(target) - before else -1
         for key in _identity(target) - before:  # the merged subject gained an id: findable by it too
-            index.setdefault(key, []).append(position)
+            index.setdefault((*key, slot(target.category, target.rule in from_logs)), []).append(position)
     return sorted(kept, key=Finding.sort_key)
 
 
@@ -129,7 +148,7 @@ def link_causes(findings: list[Finding]) -> None:
     for effect in findings:
         if effect.severity == "info":
             continue
-        for i in _sharing(index, effect):
+        for i in _sharing(index, effect, CAUSED_BY.get(effect.category, ())):
             cause = findings[i]
             if cause is effect or cause.severity == "info" or effect.category not in CAUSES.get(cause.category, ()):
                 continue

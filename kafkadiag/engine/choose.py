@@ -110,4 +110,4 @@ def make_runner(choice: EngineChoice, spark_conf: dict[str, str]):
         return SparkRunner(choice.master or None, spark_conf)
     from .local import LocalRunner
 
-    return LocalRunner()
+    return LocalRunner(reduce_logs=True)  # as the Spark runner, only rows a rule may match are kept

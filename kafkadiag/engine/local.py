@@ -9,12 +9,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
+import pandas as pd
+
 from ..config import EffectiveConfig
 from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents
 from ..readers import EventStream
 from ..readers.base import InputReport, ReadOptions
 from .pipeline import AnalysisResult, Collected, diagnose, summarize, v2_possible  # noqa: F401  (re-exported)
+from .log_filter import LOG_TABLE, log_reducer
 from .ranges import read_in_ranges
 
 
@@ -25,10 +28,12 @@ def reduction_options(options: ReadOptions) -> ReadOptions:
                    arrays=tuple(dict.fromkeys((*options.arrays, "batches"))))
 
 
-def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tuple[CollectedEvents, EventStream]:
+def collect(paths: list[str], options: ReadOptions, parallel: bool = True,
+            keep_logs: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> tuple[CollectedEvents, EventStream]:
     """Stream every input into the collected events.
 
-    With ``parallel``, large plain dump files are read in ranges by several processes.
+    With ``parallel``, large plain dump files are read in ranges by several processes;
+    ``keep_logs`` reduces each chunk of log events as it arrives (see :mod:`.log_filter`).
     """
     options = reduction_options(options)
     events = CollectedEvents()
@@ -38,6 +43,8 @@ def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tu
 
     stream = EventStream(paths, options, range_reader=ranges if parallel else None)
     for table, chunk in stream:
+        if keep_logs is not None and table == LOG_TABLE:
+            chunk = keep_logs(chunk)  # type: ignore[arg-type]
         events.add(table, chunk)
     return events, stream
 
@@ -47,16 +54,19 @@ class LocalRunner:
 
     name = "local"
 
-    def __init__(self, parallel: bool = True) -> None:
+    def __init__(self, parallel: bool = True, reduce_logs: bool = False) -> None:
         self.parallel = parallel
+        #: Keep only the log events a rule may match (``analyze``; the timeline needs them all).
+        self.reduce_logs = reduce_logs
 
-    def collect(self, paths: list[str], options: ReadOptions) -> Collected:
-        events, stream = collect(paths, options, self.parallel)
+    def collect(self, paths: list[str], options: ReadOptions, rules: list | None = None) -> Collected:
+        keep = log_reducer(rules) if self.reduce_logs and rules is not None else None
+        events, stream = collect(paths, options, self.parallel, keep)
         return Collected(events, stream.reports, stream.files, stream.configs)
 
     def analyze(self, paths: list[str], options: ReadOptions, rules: list, config: EffectiveConfig,
                 now_ms: int | None, evaluate: Callable | None) -> AnalysisResult:
-        return diagnose(self.collect(paths, options), rules, config, now_ms, evaluate)
+        return diagnose(self.collect(paths, options, rules), rules, config, now_ms, evaluate)
 
 
 def analyze(

@@ -1,0 +1,58 @@
+"""Keep only the log events some rule can match, chunk by chunk, while the logs stream in.
+
+A client log holds mostly healthy chatter (state transitions, node disconnects): kept whole, a
+2 GB log became millions of rows in memory. The rules over ``log_events`` are row by row, so a
+row no rule's condition matches can never be part of a finding; the Spark runner drops such
+rows on its executors for the same reason. Configs found among the inputs may still change the
+values a condition compares with, so comparisons with a config value are relaxed to "may match"
+here, and the rules run exactly on the rows kept. (The timeline keeps every event: it does not
+use this.)
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..facts.build import with_subject_label
+from ..ruleset.conditions import condition_mask
+from ..ruleset.config import ConfigView
+from ..ruleset.model import AllOf, AnyOf, Comparison, Condition, NotOf, Operand
+
+LOG_TABLE = "log_events"
+
+
+def relax(cond: Condition) -> Condition | None:
+    """A condition true wherever ``cond`` may be true whatever the config; None: always true."""
+    if isinstance(cond, Comparison):
+        return None if isinstance(cond.arg, Operand) and cond.arg.kind == "config" else cond
+    if isinstance(cond, AllOf):
+        kept = tuple(c for c in (relax(child) for child in cond.children) if c is not None)
+        return AllOf(kept) if kept else None
+    if isinstance(cond, AnyOf):
+        children = [relax(child) for child in cond.children]
+        return None if any(c is None for c in children) else AnyOf(tuple(children))  # type: ignore[arg-type]
+    if isinstance(cond, NotOf):
+        return None if relax(cond.child) != cond.child else cond  # a relaxed child cannot be negated safely
+    return None
+
+
+def log_reducer(rules: list) -> Callable[[pd.DataFrame], pd.DataFrame] | None:
+    """A function from a ``log_events`` chunk to its rows some rule may match; None to keep all."""
+    conditions = [relax(r.when) for r in rules if r.table == LOG_TABLE]
+    if any(c is None for c in conditions):
+        return None  # a rule that may match any row: nothing can be dropped
+    view = ConfigView({}, None)
+
+    def reduce(chunk: pd.DataFrame) -> pd.DataFrame:
+        if not len(chunk):
+            return chunk
+        labelled = with_subject_label(chunk)  # what the rules read: masked messages, subject labels
+        mask = np.zeros(len(chunk), dtype=bool)
+        for cond in conditions:
+            mask |= condition_mask(cond, labelled, view)  # type: ignore[arg-type]
+        return chunk if mask.all() else chunk[mask].reset_index(drop=True)
+
+    return reduce

@@ -129,6 +129,9 @@ def user_rule_sources(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
         raise RuleError(f"{p}: no such rule file or directory")
     out = []
     for f in files:
+        if p.is_dir() and f.is_symlink() and not f.resolve().is_relative_to(p.resolve()):
+            # Not read at all: its error messages would quote a file the user did not name.
+            raise RuleError(f"{f}: a link to a file outside {p}; name that file with --rules to use it")
         try:
             out.append((str(f), check_limits(read_small(f, MAX_RULE_FILE_BYTES, "rule file").decode("utf-8"), str(f))))
         except TooLarge as exc:

@@ -9,15 +9,13 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-import pandas as pd
-
 from ..config import EffectiveConfig
 from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents
 from ..readers import EventStream
 from ..readers.base import InputReport, ReadOptions
 from .pipeline import AnalysisResult, Collected, diagnose, summarize, v2_possible  # noqa: F401  (re-exported)
-from .log_filter import LOG_TABLE, log_reducer
+from .log_filter import LOG_TABLE, keep_matching, log_conditions
 from .ranges import read_in_ranges
 
 
@@ -28,12 +26,11 @@ def reduction_options(options: ReadOptions) -> ReadOptions:
                    arrays=tuple(dict.fromkeys((*options.arrays, "batches"))))
 
 
-def collect(paths: list[str], options: ReadOptions, parallel: bool = True,
-            keep_logs: Callable[[pd.DataFrame], pd.DataFrame] | None = None) -> tuple[CollectedEvents, EventStream]:
+def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tuple[CollectedEvents, EventStream]:
     """Stream every input into the collected events.
 
     With ``parallel``, large plain dump files are read in ranges by several processes;
-    ``keep_logs`` reduces each chunk of log events as it arrives (see :mod:`.log_filter`).
+    ``options.log_conditions`` reduce each chunk of log events as it arrives (see :mod:`.log_filter`).
     """
     options = reduction_options(options)
     events = CollectedEvents()
@@ -43,8 +40,8 @@ def collect(paths: list[str], options: ReadOptions, parallel: bool = True,
 
     stream = EventStream(paths, options, range_reader=ranges if parallel else None)
     for table, chunk in stream:
-        if keep_logs is not None and table == LOG_TABLE:
-            chunk = keep_logs(chunk)  # type: ignore[arg-type]
+        if options.log_conditions is not None and table == LOG_TABLE:
+            chunk = keep_matching(chunk, options.log_conditions)  # type: ignore[arg-type]
         events.add(table, chunk)
     return events, stream
 
@@ -60,8 +57,9 @@ class LocalRunner:
         self.reduce_logs = reduce_logs
 
     def collect(self, paths: list[str], options: ReadOptions, rules: list | None = None) -> Collected:
-        keep = log_reducer(rules) if self.reduce_logs and rules is not None else None
-        events, stream = collect(paths, options, self.parallel, keep)
+        if self.reduce_logs and rules is not None:
+            options = replace(options, log_conditions=log_conditions(rules))
+        events, stream = collect(paths, options, self.parallel)
         return Collected(events, stream.reports, stream.files, stream.configs)
 
     def analyze(self, paths: list[str], options: ReadOptions, rules: list, config: EffectiveConfig,

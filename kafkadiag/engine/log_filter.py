@@ -11,8 +11,6 @@ use this.)
 
 from __future__ import annotations
 
-from typing import Callable
-
 import numpy as np
 import pandas as pd
 
@@ -39,20 +37,21 @@ def relax(cond: Condition) -> Condition | None:
     return None
 
 
-def log_reducer(rules: list) -> Callable[[pd.DataFrame], pd.DataFrame] | None:
-    """A function from a ``log_events`` chunk to its rows some rule may match; None to keep all."""
+def log_conditions(rules: list) -> tuple[Condition, ...] | None:
+    """The relaxed conditions of the rules over log events; None when nothing can be dropped."""
     conditions = [relax(r.when) for r in rules if r.table == LOG_TABLE]
     if any(c is None for c in conditions):
-        return None  # a rule that may match any row: nothing can be dropped
+        return None  # a rule that may match any row
+    return tuple(c for c in conditions if c is not None)
+
+
+def keep_matching(chunk: pd.DataFrame, conditions: tuple[Condition, ...]) -> pd.DataFrame:
+    """The rows of a ``log_events`` chunk that one of ``conditions`` matches."""
+    if not len(chunk):
+        return chunk
+    labelled = with_subject_label(chunk)  # what the rules read: masked messages, subject labels
     view = ConfigView({}, None)
-
-    def reduce(chunk: pd.DataFrame) -> pd.DataFrame:
-        if not len(chunk):
-            return chunk
-        labelled = with_subject_label(chunk)  # what the rules read: masked messages, subject labels
-        mask = np.zeros(len(chunk), dtype=bool)
-        for cond in conditions:
-            mask |= condition_mask(cond, labelled, view)  # type: ignore[arg-type]
-        return chunk if mask.all() else chunk[mask].reset_index(drop=True)
-
-    return reduce
+    mask = np.zeros(len(chunk), dtype=bool)
+    for cond in conditions:
+        mask |= condition_mask(cond, labelled, view)
+    return chunk if mask.all() else chunk[mask].reset_index(drop=True)

@@ -26,6 +26,9 @@ class ReadOptions:
     #: Event tables whose chunks are yielded as ``{column: numpy array}`` instead of DataFrames,
     #: for a consumer that reduces them at once (building a frame only to take it apart costs).
     arrays: tuple[str, ...] = ()
+    #: Log events are kept only where one of these conditions matches (``engine.log_filter``):
+    #: set for ``analyze``, whose rules are row by row; None keeps every event (the timeline).
+    log_conditions: tuple | None = None
 
 
 @dataclass

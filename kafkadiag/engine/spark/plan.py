@@ -117,8 +117,12 @@ def make_plan(specs: list[InputSpec], sizes: dict[int, int], parallelism: int, s
     group_bytes = 0
     for file_id, spec, size in local:
         location = os.path.abspath(spec.path)  # executors run in their own working directory
-        if size >= 2 * MIN_RANGE_BYTES and dumps[file_id]:
-            cuts = cut_points(location, size, max(2, math.ceil(size / cut_size)))
+        parts = math.ceil(size / cut_size) if cut_size else 1
+        if size >= 2 * MIN_RANGE_BYTES and dumps[file_id] and parts >= 2:
+            # Only a file larger than the range size is cut: ranges of one partition must be
+            # merged by a shuffle afterwards, which costs more than it gains when the other
+            # files keep every core busy.
+            cuts = cut_points(location, size, parts)
         else:
             cuts = [0, size]
         if len(cuts) > 2:

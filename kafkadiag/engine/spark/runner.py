@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Callable, Mapping
 
 import pandas as pd
@@ -33,6 +34,7 @@ from ...readers.base import InputReport, ReadOptions
 from ..correlate import correlate
 from ..evidence import fill_evidence, local_lines
 from ..local import reduction_options
+from ..log_filter import log_conditions
 from ..pipeline import AnalysisResult, Collected, apply_rules, v2_possible
 from ..ranges import read_range
 from . import keyed
@@ -81,7 +83,8 @@ class _Run:
         from pyspark import StorageLevel
 
         self.spark, self.sc = spark, spark.sparkContext
-        self.options = reduction_options(options)
+        # Log events are reduced in the read tasks already, to the rows a rule may match.
+        self.options = replace(reduction_options(options), log_conditions=log_conditions(rules))
         self.rules, self.config, self.now_ms, self.evaluate = rules, config, now_ms, evaluate
         self.details = details
         self.conf = conf  # this run's --spark-conf: its spark.kafkadiag.* keys apply even to a running session

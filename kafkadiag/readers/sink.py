@@ -29,7 +29,8 @@ class TableBuffer:
         self.arrays = arrays  # yield dicts of arrays in schema dtypes rather than frames
         self.columns = schema.project(names)
         self.names = [c.name for c in self.columns]
-        self.positions = [schema.names.index(n) for n in self.names]
+        position = {name: i for i, name in enumerate(schema.names)}
+        self.positions = [position[n] for n in self.names]
         self.rows: list[tuple] = []
         self.parts: list[dict[str, np.ndarray]] = []
         self.part_rows = 0

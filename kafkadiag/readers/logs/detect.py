@@ -27,6 +27,9 @@ def detect_log(head: bytes) -> tuple[int, str] | None:
     """``(score, "log/<family>")`` for a head made of log lines; None otherwise."""
     if sniff.looks_binary(head):
         return None
+    dump = sniff.detect_dump_log(head)
+    if dump is not None and _DUMP_MARGIN * dump[0] >= head.count(b"\n") + 1:
+        return None  # a dump even if every other line were a log line: not worth recognising them
     text = head.decode("utf-8", "replace")
     lines = text.split("\n")
     if len(lines) > 1 and not text.endswith("\n"):
@@ -56,7 +59,6 @@ def detect_log(head: bytes) -> tuple[int, str] | None:
         return None
     if heads + shaped < _MIN_SHARE * seen and not families[TOOL]:
         return None
-    dump = sniff.detect_dump_log(head)
     if dump is not None and heads <= _DUMP_MARGIN * dump[0]:
         return None
     return heads, "log/" + _kind(families)

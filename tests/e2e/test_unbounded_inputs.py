@@ -99,9 +99,12 @@ def test_stdin_over_the_spool_limit_is_one_line_and_leaves_nothing(tmp_path: Pat
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_while_spooling_stdin_removes_the_spool(tmp_path: Path, signum: int) -> None:
+    # As from a terminal: a job started in the background by a script inherits SIGINT ignored
+    # (CI runs the tests so), and a program keeps what it inherits.
     proc = subprocess.Popen([sys.executable, "-m", "kafkadiag.cli", "analyze", "-"], cwd=ROOT,
                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            env={**os.environ, "TMPDIR": str(tmp_path)})
+                            env={**os.environ, "TMPDIR": str(tmp_path)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     line = DUMP.read_bytes()
     assert proc.stdin is not None
     deadline = time.monotonic() + 30

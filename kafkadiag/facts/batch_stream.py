@@ -21,7 +21,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .runs import sort_order, first_index, last_index, max_ignoring, min_ignoring, run_ends, run_starts, take_or
+from .runs import first_index, last_index, max_ignoring, min_ignoring, roll, run_ends, run_starts, sort_order, take_or
 
 SEQ_MODULUS = 2**31  # producer sequences wrap from Integer.MAX_VALUE to 0
 
@@ -237,14 +237,14 @@ class BatchStream:
         first_of_group = np.zeros(n, dtype=bool)
         first_of_group[starts] = True
         prev = {
-            "epoch": np.roll(d["producer_epoch"].astype(np.int64), 1),
-            "base_sequence": np.roll(d["base_sequence"], 1),
-            "last_sequence": np.roll(d["last_sequence"], 1),
-            "last_offset": np.roll(d["last_offset"], 1),
-            "time": np.roll(d["timestamp"], 1),
-            "file_id": np.roll(d["file_id"].astype(np.int64), 1),
-            "line": np.roll(d["line"], 1),
-            "byte": np.roll(d["byte"], 1),
+            "epoch": roll(d["producer_epoch"].astype(np.int64), 1),
+            "base_sequence": roll(d["base_sequence"], 1),
+            "last_sequence": roll(d["last_sequence"], 1),
+            "last_offset": roll(d["last_offset"], 1),
+            "time": roll(d["timestamp"], 1),
+            "file_id": roll(d["file_id"].astype(np.int64), 1),
+            "line": roll(d["line"], 1),
+            "byte": roll(d["byte"], 1),
         }
         has_prev = ~first_of_group
         for s in starts.tolist():
@@ -301,8 +301,8 @@ class BatchStream:
         group_starts = run_starts(s["tp"], s["pid"])
         group_first = np.zeros(n, dtype=bool)
         group_first[group_starts] = True
-        prev_ctrl = np.roll(ctrl, 1)
-        prev_epoch = np.roll(epoch, 1)
+        prev_ctrl = roll(ctrl, 1)
+        prev_epoch = roll(epoch, 1)
         new_span = prev_ctrl | (~ctrl & (epoch != prev_epoch))
         base_ordinal = np.full(n, 0, dtype=np.int64)
         for g in group_starts.tolist():

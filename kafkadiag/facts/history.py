@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from .registry import EPOCH_CHANGES, TOPIC_PRODUCERS
-from .runs import sort_order
+from .runs import roll, sort_order
 
 
 def build_epoch_changes(spans: pd.DataFrame) -> pd.DataFrame:
@@ -32,7 +32,7 @@ def build_epoch_changes(spans: pd.DataFrame) -> pd.DataFrame:
     pid, epoch = c["producer_id"], c["producer_epoch"]
     changed = np.zeros(len(pid), dtype=bool)
     changed[1:] = (pid[1:] == pid[:-1]) & (epoch[1:] != epoch[:-1])
-    prev_epoch = np.roll(epoch, 1)
+    prev_epoch = roll(epoch, 1)
     changed &= (c["protocol"] != "v2") | (epoch < prev_epoch)
     idx = np.flatnonzero(changed)
     before = idx - 1

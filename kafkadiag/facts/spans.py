@@ -21,7 +21,7 @@ from .batch_stream import MARKER_NAMES
 from .coordinator import recommend_expiration_array, recommend_timeout_array
 from .registry import SPANS
 from .labels import select_labels
-from .runs import grouped_cummax, run_starts, sort_order
+from .runs import grouped_cummax, roll, run_starts, sort_order
 
 Arrays = dict[str, np.ndarray]
 
@@ -230,14 +230,14 @@ def _history(c: Arrays) -> None:
     same_next = np.zeros(n, dtype=bool)
     same_next[:-1] = same_prev[1:]
     epoch = c["producer_epoch"]
-    c["prev_epoch"] = np.where(same_prev, np.roll(epoch, 1), -1)
-    c["next_epoch"] = np.where(same_next, np.roll(epoch, -1), -1)
+    c["prev_epoch"] = np.where(same_prev, roll(epoch, 1), -1)
+    c["next_epoch"] = np.where(same_next, roll(epoch, -1), -1)
     end = np.where(c["end_time"] >= 0, c["end_time"], -1)
     running_end = grouped_cummax(end, run_starts(pid))
-    prev_end = np.where(same_prev, np.roll(running_end, 1), -1)
+    prev_end = np.where(same_prev, roll(running_end, 1), -1)
     first = c["first_time"]
     c["idle_before_ms"] = np.where((prev_end >= 0) & (first >= 0), first - prev_end, -1)
-    next_first = np.roll(first, -1)
+    next_first = roll(first, -1)
     c["next_gap_ms"] = np.where(same_next & (next_first >= 0) & (c["end_time"] >= 0), next_first - c["end_time"], -1)
     c["zombie"] = _zombie_writes(c)
 

@@ -36,7 +36,7 @@ def _loggen():
 
 ENDINGS = {"LF": b"\n", "CRLF": b"\r\n", "CR": b"\r"}
 GROWTH = 4
-LIMIT = 9.0  # time ratio for GROWTH times the input: linear is about 4, quadratic about 16
+LIMIT = 10.0  # time ratio for GROWTH times the input: linear is about 4, quadratic about 16
 
 
 def _log(tmp: Path) -> bytes:
@@ -88,7 +88,7 @@ def test_reading_time_grows_linearly(tmp_path: Path, kind: str, ending: str) -> 
     large = small * GROWTH
     _read(small)  # warm: imports and the template tables of this process
     small_s = min(_read(small)[0] for _ in range(2))
-    large_s, large_events, large_lines = _read(large)
+    large_s, large_events, large_lines = min(_read(large) for _ in range(2))
     _, events, lines = _read(small)
     _, lf_events, lf_lines = _read(base)
     assert (events, lines) == (lf_events, lf_lines), f"{ending} line ends change what is read"

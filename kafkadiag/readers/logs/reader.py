@@ -37,6 +37,8 @@ LOOKBACK = 4000  # lines searched back from a block's end for the last head line
 DOC_RATIO = 0.15  # below this share of log-shaped lines, a file is not a log
 HEAD_BYTES = 64 << 10  # what the first look at a file (is it a log? a broker's?) reads
 MAX_PENDING = 16 << 20  # an event longer than this is cut
+#: Log event rows are wide (about 35 Python objects each): smaller chunks keep the peak low.
+LOG_CHUNK_ROWS = 8192
 
 
 def read_logs(
@@ -70,7 +72,7 @@ class _LogReader:
         self.ctx = ctx
         self.fast = fast
         self.max_pending = max_pending
-        self.sink = Sink(ctx.options.chunk_rows, reject=ctx.skip)
+        self.sink = Sink(min(ctx.options.chunk_rows, LOG_CHUNK_ROWS), reject=ctx.skip)
         self.recognise = Recognisers()
         self.anchor = Anchor()
         self.templates = LineTemplates(self.recognise)

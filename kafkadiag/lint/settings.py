@@ -16,6 +16,7 @@ from pathlib import Path
 import yaml
 
 from ..findings import SEVERITIES
+from ..nesting import MAX_NESTING, nesting_depth
 from ..smallfile import TooLarge, read_small
 from .defaults import duration_ms
 from .detect import DIALECTS
@@ -60,7 +61,7 @@ def load_settings(path: Path) -> Settings:
         table = _pyproject_table(path) or {}
     else:
         try:
-            table = yaml.safe_load(read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8")) or {}
+            table = yaml.safe_load(_shallow(read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8"))) or {}
         except (OSError, yaml.YAMLError, TooLarge, UnicodeDecodeError) as exc:
             raise SettingsError(f"{path}: cannot read settings: {exc}") from None
     if not isinstance(table, dict):
@@ -68,9 +69,16 @@ def load_settings(path: Path) -> Settings:
     return parse_settings(table, str(path))
 
 
+def _shallow(text: str) -> str:
+    """The text, if a parser can take its nesting safely."""
+    if nesting_depth(text) > MAX_NESTING:
+        raise TooLarge(f"nested deeper than {MAX_NESTING} levels")
+    return text
+
+
 def _pyproject_table(path: Path) -> dict | None:
     try:
-        data = tomllib.loads(read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8"))
+        data = tomllib.loads(_shallow(read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8")))
     except (OSError, tomllib.TOMLDecodeError, TooLarge, UnicodeDecodeError) as exc:
         raise SettingsError(f"{path}: cannot read: {exc}") from None
     table = data.get("tool", {}).get("kafkadiag")

@@ -162,7 +162,7 @@ def _decode_json(key: bytes, payload: bytes | None) -> TxnDecoded:
     try:
         key_obj = json.loads(key)
         txn_id = key_obj["data"]["transactionalId"]
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return TxnDecoded(skip="unparsable transaction key JSON")
     if payload is None or payload.rstrip() == b"<DELETE>":
         return _tombstone(str(txn_id), ("txn-json",))
@@ -171,7 +171,7 @@ def _decode_json(key: bytes, payload: bytes | None) -> TxnDecoded:
         data = value_obj["data"]
         if not isinstance(data, dict):
             raise TypeError
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return TxnDecoded(skip="unparsable transaction value JSON")
     values = _json_value_fields(data)
     values["transactional_id"] = str(txn_id)
@@ -321,7 +321,7 @@ def decode_console(line: bytes) -> TxnDecoded | None:
             obj = json.loads(text)
             key = obj["key"]
             txn_id = key["data"]["transactionalId"]
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):
             return TxnDecoded(skip="unparsable transaction key JSON")
         value = obj.get("value")
         if value is None:

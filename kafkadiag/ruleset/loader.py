@@ -16,6 +16,7 @@ import yaml
 
 from .. import builtin
 from ..facts.registry import FACT_TABLES
+from ..nesting import MAX_NESTING, nesting_depth
 from ..smallfile import TooLarge, read_small
 from .errors import RuleError
 from .model import Rule, TableSpec
@@ -54,24 +55,6 @@ class _StrictSafeLoader(_SafeBase):  # type: ignore[misc, valid-type]
 #: Limits checked before the YAML parser sees a rule file: the built-in files are ~40 KB with
 #: nesting under 20; libyaml recurses per nesting level and crashes (not raises) past ~10,000.
 MAX_RULE_FILE_BYTES = 1 << 20
-MAX_NESTING = 200
-_BRACKETS = re.compile(r"[\[\]{}]")
-_INDENT = re.compile(r"^ +(?=\S)", re.M)
-
-
-def nesting_depth(text: str) -> int:
-    """An upper bound of a YAML text's nesting: flow brackets (counted even inside strings, so a
-    stray quote cannot hide them) and block indentation / 2. Cheap: it runs on every load."""
-    depth = deepest = 0
-    for m in _BRACKETS.finditer(text):
-        if m.group() in "[{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        elif depth:
-            depth -= 1
-    indent = max((len(m.group()) for m in _INDENT.finditer(text)), default=0)
-    return max(deepest, indent // 2)
 
 
 def check_limits(text: str, source: str) -> str:

@@ -32,6 +32,8 @@ def recognise_json(text: str) -> Head | None:
         obj = json.loads(text)
     except ValueError:
         obj = _loose(text)
+    except RecursionError:
+        return None  # nested beyond what a log line holds: not a log record
     if not isinstance(obj, dict) or not obj:
         return None
     flat = _flatten(obj)

@@ -20,6 +20,7 @@ NASTY = [
     b"99999999999999999999", b"-1", b"-9223372036854775809", b"1e309", b"NaN", "\u202e".encode(),
     b"producerEpoch: 32768", b"baseOffset: ", b"Dumping ", b"|", b"%7|", b" ... ", b"{", b"}", b"]",
     b"COMMIT", b"ABORT", b"endTxnMarker: COMMIT coordinatorEpoch: 0", b"transactionalId=",
+    b"[" * 3000, b'{"a":' * 3000, b"- " * 2000,  # nesting that parsers recurse on
 ]
 
 

@@ -121,3 +121,22 @@ def test_a_signal_while_spooling_stdin_removes_the_spool(tmp_path: Path, signum:
     proc.wait(timeout=30)
     assert proc.returncode == 128 + signum or (signum == signal.SIGINT and proc.returncode == 130)
     assert _spools(tmp_path) == []
+
+
+def test_a_full_disk_while_spooling_is_one_line_and_leaves_nothing(tmp_path: Path, monkeypatch) -> None:
+    """The temporary folder's disk fills up: writes to /dev/full fail as a full disk does."""
+    import io
+    import tempfile
+
+    from kafkadiag import inputs
+
+    spool = tmp_path / "kafkadiag-input-full.txt"
+    spool.write_bytes(b"")
+
+    def full_disk(prefix: str = "", suffix: str = "", **_kw) -> tuple[int, str]:
+        return os.open("/dev/full", os.O_WRONLY), str(spool)
+
+    monkeypatch.setattr(tempfile, "mkstemp", full_disk)
+    spec = inputs._spool("-", io.BytesIO(DUMP.read_bytes() * 50))
+    assert "is full after" in spec.error and "TMPDIR" in spec.error and "\n" not in spec.error
+    assert not spool.exists()

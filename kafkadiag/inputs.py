@@ -142,15 +142,15 @@ def open_pipe(path: str, wait: float | None = None) -> BinaryIO:
     except BaseException:
         os.close(fd)
         raise
-    return _Prefixed(first, os.fdopen(fd, "rb"))
+    return Replay(first, os.fdopen(fd, "rb"))
 
 
-class _Prefixed(io.RawIOBase):
-    """The bytes already taken from a stream, then the rest of it."""
+class Replay(io.RawIOBase):
+    """A stream that first returns bytes already read from it (a sniffed head), then the rest."""
 
-    def __init__(self, first: bytes, rest: BinaryIO) -> None:
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
         super().__init__()
-        self._first = first
+        self._head = memoryview(head)
         self._rest = rest
 
     def readable(self) -> bool:
@@ -158,12 +158,20 @@ class _Prefixed(io.RawIOBase):
 
     def readinto(self, buffer) -> int:  # type: ignore[override]
         view = memoryview(buffer).cast("B")
-        if self._first:
-            n = min(len(view), len(self._first))
-            view[:n] = self._first[:n]
-            self._first = self._first[n:]
+        if self._head.nbytes:
+            n = min(len(view), self._head.nbytes)
+            view[:n] = self._head[:n]
+            self._head = self._head[n:]
             return n
         return self._rest.readinto(view)  # type: ignore[attr-defined]
+
+    def read(self, size: int | None = -1) -> bytes:
+        if self._head.nbytes:
+            n = self._head.nbytes if size is None or size < 0 else min(size, self._head.nbytes)
+            out = self._head[:n].tobytes()
+            self._head = self._head[n:]
+            return out
+        return self._rest.read(size)
 
     def close(self) -> None:
         if not self.closed:

@@ -27,3 +27,8 @@ def nesting_depth(text: str) -> int:
             depth -= 1
     indent = max((len(m.group()) for m in _INDENT.finditer(text)), default=0)
     return max(deepest, indent // 2)
+
+
+def too_deep(text: str) -> bool:
+    """Nested deeper than a parser takes safely."""
+    return nesting_depth(text) > MAX_NESTING

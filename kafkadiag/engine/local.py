@@ -15,7 +15,7 @@ from ..facts.build import CollectedEvents
 from ..readers import EventStream
 from ..readers.base import InputReport, ReadOptions
 from .pipeline import AnalysisResult, Collected, diagnose, summarize, v2_possible  # noqa: F401  (re-exported)
-from .log_filter import LOG_TABLE, keep_matching, log_conditions
+from .log_filter import log_conditions, reduced
 from .ranges import read_in_ranges
 
 
@@ -40,9 +40,7 @@ def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tu
 
     stream = EventStream(paths, options, range_reader=ranges if parallel else None)
     for table, chunk in stream:
-        if options.log_conditions is not None and table == LOG_TABLE:
-            chunk = keep_matching(chunk, options.log_conditions)  # type: ignore[arg-type]
-        events.add(table, chunk)
+        events.add(table, reduced(table, chunk, options.log_conditions))
     return events, stream
 
 

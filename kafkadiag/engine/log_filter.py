@@ -45,6 +45,14 @@ def log_conditions(rules: list) -> tuple[Condition, ...] | None:
     return tuple(c for c in conditions if c is not None)
 
 
+def reduced(table: str, chunk, conditions: tuple[Condition, ...] | None):
+    """A reader's chunk as the run keeps it: log events only where one of ``conditions`` matches
+    (``ReadOptions.log_conditions``; None keeps all), any other table as it is."""
+    if conditions is None or table != LOG_TABLE or not len(chunk):
+        return chunk
+    return keep_matching(chunk, conditions)
+
+
 def keep_matching(chunk: pd.DataFrame, conditions: tuple[Condition, ...]) -> pd.DataFrame:
     """The rows of a ``log_events`` chunk that one of ``conditions`` matches."""
     if not len(chunk):

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from ..config import MAX_CONFIG_BYTES
-from ..nesting import MAX_NESTING, nesting_depth
+from ..nesting import MAX_NESTING, too_deep
 from ..smallfile import TooLarge, read_small
 from .describe import looks_like_describe, parse_describe
 from .model import ConfigFile, Entry
@@ -30,7 +30,7 @@ def read_config(path: Path, shown: str, explicit: bool = True, text: str | None 
         text = _read_text(path, shown)
     if text.startswith("\ufeff"):
         text = text[1:]
-    if nesting_depth(text) > MAX_NESTING:
+    if too_deep(text):
         raise InputError(f"{shown}: nested deeper than {MAX_NESTING} levels: not read")
     fmt = sniff_format(text, path.suffix.lower())
     cfg = ConfigFile(path=shown, text=text, fmt=fmt, explicit=explicit)

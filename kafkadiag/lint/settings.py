@@ -16,7 +16,7 @@ from pathlib import Path
 import yaml
 
 from ..findings import SEVERITIES
-from ..nesting import MAX_NESTING, nesting_depth
+from ..nesting import MAX_NESTING, too_deep
 from ..smallfile import TooLarge, read_small
 from .defaults import duration_ms
 from .detect import DIALECTS
@@ -61,25 +61,29 @@ def load_settings(path: Path) -> Settings:
         table = _pyproject_table(path) or {}
     else:
         try:
-            table = yaml.safe_load(_shallow(read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8"))) or {}
-        except (OSError, yaml.YAMLError, TooLarge, UnicodeDecodeError) as exc:
+            table = yaml.safe_load(_settings_text(path)) or {}
+        except yaml.YAMLError as exc:
             raise SettingsError(f"{path}: cannot read settings: {exc}") from None
     if not isinstance(table, dict):
         raise SettingsError(f"{path}: expected a mapping of settings")
     return parse_settings(table, str(path))
 
 
-def _shallow(text: str) -> str:
-    """The text, if a parser can take its nesting safely."""
-    if nesting_depth(text) > MAX_NESTING:
-        raise TooLarge(f"nested deeper than {MAX_NESTING} levels")
+def _settings_text(path: Path) -> str:
+    """A settings file's text, if it is small and shallow enough for a parser to take safely."""
+    try:
+        text = read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8")
+    except (OSError, TooLarge, UnicodeDecodeError) as exc:
+        raise SettingsError(f"{path}: cannot read settings: {exc}") from None
+    if too_deep(text):
+        raise SettingsError(f"{path}: cannot read settings: nested deeper than {MAX_NESTING} levels")
     return text
 
 
 def _pyproject_table(path: Path) -> dict | None:
     try:
-        data = tomllib.loads(_shallow(read_small(path, MAX_SETTINGS_BYTES, "settings file").decode("utf-8")))
-    except (OSError, tomllib.TOMLDecodeError, TooLarge, UnicodeDecodeError) as exc:
+        data = tomllib.loads(_settings_text(path))
+    except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{path}: cannot read: {exc}") from None
     table = data.get("tool", {}).get("kafkadiag")
     return table if isinstance(table, dict) else None

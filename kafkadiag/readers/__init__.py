@@ -13,7 +13,8 @@ from typing import BinaryIO, Callable, Iterator
 
 import pandas as pd
 
-from kafkadiag.inputs import InputStream, expand_inputs, in_canonical_order, open_error, open_input, real_path
+from kafkadiag.inputs import (InputStream, Replay, expand_inputs, in_canonical_order, open_error, open_input,
+                              real_path)
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions, counted
 from kafkadiag.readers import logs as _logs  # noqa: F401  (registers the log detector)
 from kafkadiag.readers.configs import read_config_input
@@ -43,33 +44,6 @@ READERS: dict[str, Reader] = {"dump-log": read_dump, "log": read_logs, "config":
 def register_reader(prefix: str, reader: Reader) -> None:
     """Let a new reader claim the inputs its sniff detector labels ``<prefix>/...``."""
     READERS[prefix] = reader
-
-
-class _Replay:
-    """A stream that first returns an already-read head, then the rest of the input."""
-
-    def __init__(self, head: bytes, rest: InputStream) -> None:
-        self._head = memoryview(head)
-        self._rest = rest
-
-    def readinto(self, buffer) -> int:
-        if self._head.nbytes:
-            n = min(len(buffer), self._head.nbytes)
-            buffer[:n] = self._head[:n]
-            self._head = self._head[n:]
-            return n
-        return self._rest.readinto(buffer)
-
-    def read(self, size: int = -1) -> bytes:
-        if self._head.nbytes:
-            n = self._head.nbytes if size is None or size < 0 else min(size, self._head.nbytes)
-            out = self._head[:n].tobytes()
-            self._head = self._head[n:]
-            return out
-        return self._rest.read(size)
-
-    def readable(self) -> bool:
-        return True
 
 
 class EventStream:
@@ -157,7 +131,7 @@ def _read_one(
                 and not stream.cr_lines):
             if range_reader(file_id, display, real_path(display), report):
                 return
-        source = _Replay(head, stream)
+        source = Replay(head, stream)
         yield from counted(reader(LineView(source, first.view) if first.view else source, ctx), report)  # type: ignore[arg-type]
         _stream_problem(stream, report)
     lines = report.lines

@@ -24,7 +24,7 @@ _PROPERTY = re.compile(r"^[A-Za-z_][\w.\-\[\]]*\s*[=:]")
 
 def detect_config(head: bytes) -> tuple[int, str] | None:
     """``(score, "config/<dialect>")`` for a head that is a Kafka configuration file."""
-    if sniff.looks_binary(head) or _dump_like(head):
+    if sniff.looks_binary(head) or sniff.dump_at_a_glance(head):
         return None
     text = head.decode("utf-8", "replace")
     if len(head) >= sniff.HEAD_BYTES:
@@ -39,12 +39,6 @@ def detect_config(head: bytes) -> tuple[int, str] | None:
     if cfg.fmt == "properties" and sum(1 for ln in lines if _PROPERTY.match(ln.lstrip())) < 0.8 * len(lines):
         return None  # prose or a log that happens to hold a few `key=value` lines
     return max(1, len(cfg.entries)), f"config/{dialect}"
-
-
-def _dump_like(head: bytes) -> bool:
-    """Most of the first lines are ``kafka-dump-log.sh`` lines: not a config (and not worth parsing as one)."""
-    first = [ln for ln in head[:4096].split(b"\n")[:8] if ln.strip()][:6]
-    return len(first) >= 3 and sum(1 for ln in first if sniff.DUMP_LINE.match(ln)) * 2 > len(first)
 
 
 def parse_config(text: str, shown: str):

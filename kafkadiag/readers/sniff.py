@@ -100,6 +100,13 @@ _TXN_HINTS = (
 )
 
 
+def dump_at_a_glance(head: bytes) -> bool:
+    """Most of the first lines are ``kafka-dump-log.sh`` lines: a cheap look before full detection
+    (a config or a log detector need not parse such a head; a planner can weigh the file)."""
+    first = [line for line in head[:4096].split(b"\n")[:12] if line.strip()][:6]
+    return len(first) >= 3 and sum(1 for line in first if DUMP_LINE.match(line)) * 2 > len(first)
+
+
 def detect_dump_log(head: bytes) -> tuple[int, str] | None:
     """Lines shaped like `kafka-dump-log.sh` output (any era, any file type)."""
     counts: dict[str, int] = {}

@@ -16,7 +16,7 @@ import yaml
 
 from .. import builtin
 from ..facts.registry import FACT_TABLES
-from ..nesting import MAX_NESTING, nesting_depth
+from ..nesting import MAX_NESTING, too_deep
 from ..smallfile import TooLarge, read_small
 from .errors import RuleError
 from .model import Rule, TableSpec
@@ -62,7 +62,7 @@ def check_limits(text: str, source: str) -> str:
     files are not checked: they ship with the package)."""
     if len(text) > MAX_RULE_FILE_BYTES:
         raise RuleError(f"{source}: rule file too large ({len(text):,} characters; at most {MAX_RULE_FILE_BYTES:,})")
-    if nesting_depth(text) > MAX_NESTING:
+    if too_deep(text):
         raise RuleError(f"{source}: rule file nested deeper than {MAX_NESTING} levels")
     return text
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from ...inputs import InputSpec, expand_inputs, in_canonical_order, open_input
 from ...readers import READERS, read_dump
 from ...readers.route import plan as route_plan
-from ...readers.sniff import DUMP_LINE, HEAD_BYTES, sniff
+from ...readers.sniff import HEAD_BYTES, dump_at_a_glance, sniff
 from ..ranges import cut_points
 from .task import Piece
 
@@ -82,15 +82,13 @@ def splittable(path: str) -> bool:
     return first.view is None and READERS.get(first.reader) is read_dump
 
 
-def dump_at_a_glance(path: str) -> bool:
+def reads_like_a_dump(path: str) -> bool:
     """Whether a small input reads like a dump (its first lines), to weigh what reading it costs."""
     try:
         with open_input(path) as stream:
-            head = stream.read(4096)
+            return dump_at_a_glance(stream.read(4096))
     except OSError:
         return False
-    lines = [line for line in head.split(b"\n")[:12] if line.strip()]
-    return sum(1 for line in lines if DUMP_LINE.match(line)) * 2 > len(lines) > 0
 
 
 def range_bytes(total: int, parallelism: int) -> int:
@@ -122,7 +120,7 @@ def make_plan(specs: list[InputSpec], sizes: dict[int, int], parallelism: int, s
     cut_size = range_bytes(local_total, parallelism)
     # Only a file large enough to cut is sniffed in full; a small one is weighed by a glance.
     dumps = {file_id: splittable(os.path.abspath(spec.path)) if size >= 2 * MIN_RANGE_BYTES
-             else dump_at_a_glance(os.path.abspath(spec.path)) for file_id, spec, size in local}
+             else reads_like_a_dump(os.path.abspath(spec.path)) for file_id, spec, size in local}
     # Grouping weighs bytes by what reading them costs: a log line costs several dump lines.
     work = sum(size * (1 if dumps[file_id] else LOG_COST) for file_id, _spec, size in local)
     group_target = max(MIN_TASK_BYTES, min(TASK_BYTES, work // max(1, 2 * parallelism)))

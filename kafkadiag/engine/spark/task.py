@@ -18,7 +18,7 @@ from ...facts.build import CollectedEvents
 from ...inputs import RawOpener, open_input
 from ...readers import read_input
 from ...readers.base import InputReport, ReadOptions
-from ..log_filter import LOG_TABLE, keep_matching
+from ..log_filter import reduced
 from ..ranges import RangeResult, read_range
 
 
@@ -67,9 +67,7 @@ def read_whole(piece: Piece, options: ReadOptions, open_raw: RawOpener | None = 
     else:
         opener = lambda _display: open_input(piece.location, open_raw)  # noqa: E731
     for table, chunk in read_input(piece.file_id, piece.display, report, options, configs, opener=opener):
-        if options.log_conditions is not None and table == LOG_TABLE:
-            chunk = keep_matching(chunk, options.log_conditions)  # only rows a rule may match leave the task
-        events.add(table, chunk)
+        events.add(table, reduced(table, chunk, options.log_conditions))  # only log rows a rule may match leave
     return PieceResult(piece, events, report, configs, module_file=module_file)
 
 

@@ -65,7 +65,7 @@ def _concat(chunks: list[pd.DataFrame], empty: pd.DataFrame) -> pd.DataFrame:
 
 
 #: Words a message holding a credential contains (lower case); only those messages go through ``mask_secrets``.
-_SECRET_HINTS = ("passw", "jaas", "user.info", "secret", "token")
+SECRET_HINTS = ("passw", "jaas", "user.info", "secret", "token")
 
 
 def masked_messages(logs: pd.DataFrame) -> pd.DataFrame:
@@ -75,7 +75,7 @@ def masked_messages(logs: pd.DataFrame) -> pd.DataFrame:
     if logs.empty or "message" not in logs.columns:
         return logs
     text = logs["message"].fillna("").astype(str)
-    hit = _rows_containing(text.tolist(), _SECRET_HINTS)
+    hit = _rows_containing(text.tolist(), SECRET_HINTS)
     if hit.any():
         logs = logs.copy()
         logs.loc[hit, "message"] = text[hit].map(mask_secrets)

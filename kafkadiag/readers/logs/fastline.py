@@ -39,6 +39,8 @@ UNCACHEABLE = object()
 DROPPED = object()
 
 assert COLUMNS[: len(PLACE_COLUMNS)] == PLACE_COLUMNS and COLUMNS[len(PLACE_COLUMNS):] == DERIVED
+_CLIENT = DERIVED.index("client_id")
+_TXN = DERIVED.index("transactional_id")
 
 
 class Recipe:
@@ -61,10 +63,13 @@ class Recipe:
 class Shape:
     """A recipe placed on one masked line shape: builds rows from fixed slices of the line."""
 
-    __slots__ = ("row", "ts_slice", "family", "second", "fraction", "pins")
+    __slots__ = ("row", "ts_slice", "family", "second", "fraction", "pins", "recipe", "spans", "_ids")
 
     def __init__(self, recipe: Recipe, spans: list[tuple[int, int]]) -> None:
+        self.recipe = recipe
+        self.spans = spans
         self.row = _row_function(recipe.specs, spans)
+        self._ids: Callable[[str], tuple] | None = None
         self.family = recipe.family
         self.pins = tuple((slice(*spans[i]), value) for i, value in sorted(recipe.pinned.items()))
         self.ts_slice: slice | None = None
@@ -86,6 +91,17 @@ class Shape:
     def fits(self, line: str) -> bool:
         """The line's pinned runs have the values this shape was learned with."""
         return all(line[where] == value for where, value in self.pins)
+
+    def ids(self, line: str) -> tuple[str, str]:
+        """``(client_id, transactional_id)`` of a line, without building its row."""
+        if self._ids is None:
+            self._ids = _columns_function(self.recipe.specs, self.spans, (_CLIENT, _TXN))
+        return self._ids(line)  # type: ignore[return-value]
+
+    def names_client(self) -> bool:
+        """Whether lines of this shape can name both a client and its transactional.id."""
+        specs = self.recipe.specs
+        return specs[_CLIENT] != (False, "") and specs[_TXN] != (False, "")
 
     def stamp(self, line: str) -> Stamp:
         return parse_stamp(line[self.ts_slice]) if self.ts_slice is not None else NO_STAMP
@@ -266,14 +282,28 @@ def _column_spec(value: object, sentinels: list[str]) -> tuple:
 
 def _row_function(specs: list[tuple], spans: list[tuple[int, int]]) -> Callable[..., tuple]:
     """Generate ``lambda file_id, line, byte, seq, time, s: (...)`` reading digit runs as slices of ``s``."""
+    names, exprs = _column_exprs(specs, spans, range(len(specs)))
+    source = "lambda file_id, line, byte, seq, time, s: (file_id, line, byte, 1, seq, time, " + ", ".join(exprs) + ",)"
+    return eval(source, names)  # noqa: S307 - an expression we generated from our own values
+
+
+def _columns_function(specs: list[tuple], spans: list[tuple[int, int]], columns: tuple[int, ...]) -> Callable[[str], tuple]:
+    """Generate ``lambda s: (...)`` for the DERIVED columns at positions ``columns`` only."""
+    names, exprs = _column_exprs(specs, spans, columns)
+    return eval("lambda s: (" + ", ".join(exprs) + ",)", names)  # noqa: S307 - generated from our own values
+
+
+def _column_exprs(specs: list[tuple], spans: list[tuple[int, int]], columns) -> tuple[dict[str, object], list[str]]:
+    """Python expressions over the line ``s`` for the given DERIVED columns, and the names they use."""
     names: dict[str, object] = {"__builtins__": {"int": int}}
-    exprs = ["file_id", "line", "byte", "1", "seq", "time"]
+    exprs: list[str] = []
 
     def run(k: int) -> str:
         a, b = spans[k]
         return f"s[{a}:{b}]"
 
-    for i, (kind, spec) in enumerate(specs):
+    for i in columns:
+        kind, spec = specs[i]
         if kind is False:
             names[f"c{i}"] = spec
             exprs.append(f"c{i}")
@@ -284,5 +314,4 @@ def _row_function(specs: list[tuple], spans: list[tuple[int, int]]) -> Callable[
             args = [run(p) for p in spec if isinstance(p, int)]  # type: ignore[union-attr]
             names[f"f{i}"] = text
             exprs.append(f"f{i}.format({', '.join(args)})")
-    source = "lambda file_id, line, byte, seq, time, s: (" + ", ".join(exprs) + ",)"
-    return eval(source, names)  # noqa: S307 - an expression we generated from our own values
+    return names, exprs

@@ -22,10 +22,11 @@ from kafkadiag.readers.base import ReadContext
 from kafkadiag.readers.logs.blocks import BLOCK_SIZE, LINE_CAP, whole_lines
 from kafkadiag.readers.logs.clean import clean, is_blank
 from kafkadiag.readers.logs.event import COLUMNS, PROMPT, RawEvent, full_row
-from kafkadiag.readers.logs.fastline import DROPPED, UNCACHEABLE, LineTemplates
+from kafkadiag.readers.logs.fastline import DROPPED, UNCACHEABLE, LineTemplates, Shape
 from kafkadiag.readers.logs.head import BROKER, LIBRDKAFKA, TEXT, TOOL, Head
 from kafkadiag.readers.logs.hits import hit_mask, line_array, stamp_mask
 from kafkadiag.readers.logs.layouts import Recognisers
+from kafkadiag.readers.logs.prune import Pruner
 from kafkadiag.readers.logs.stack import is_shaped, starts_new_event
 from kafkadiag.readers.logs.times import Anchor
 from kafkadiag.readers.logs.tools import Table, parse_row, row_fields
@@ -76,6 +77,8 @@ class _LogReader:
         self.recognise = Recognisers()
         self.anchor = Anchor()
         self.templates = LineTemplates(self.recognise)
+        #: With the run's log conditions (``analyze``), lines of templates no rule can match get no row.
+        self.prune = Pruner(ctx.options.log_conditions) if fast and ctx.options.log_conditions is not None else None
         self.base = 0  # byte offset of the next block's first line
         self.line_no = 1  # line number of the next block's first line
         self.seq = 0
@@ -118,6 +121,8 @@ class _LogReader:
             self.ctx.report.kafka_lines += len(hits)  # a client's or broker's own lines, with or without an event
         self._claimed_blank = 0
         claimed = self._events(hits, keep, byte_starts.tolist())
+        if self.prune is not None:
+            self.prune.settle()  # templates first seen in this block: decided for the next ones
         blank = lines[:keep].count("") + lines[:keep].count("\r") - self._claimed_blank
         self.other += max(0, keep - claimed - blank)
         self.ctx.report.lines += keep
@@ -298,9 +303,23 @@ class _LogReader:
             time_ms = self.anchor.resolve(shape.stamp(text))  # type: ignore[union-attr]
         elif time_ms >= 0:
             self.anchor.last_ms = time_ms
+        if self.prune is not None and self.prune.keeps(shape) is False:
+            self._pruned(shape, text)
+            return 1
         row = shape.row(self.ctx.file_id, self.line_no + j, self.base + byte_starts[j], self.seq, time_ms, text)  # type: ignore[union-attr]
         self._add(row, shape.family)  # type: ignore[union-attr]
         return 1
+
+    def _pruned(self, shape: Shape, text: str) -> None:
+        """A line no rule can match (:mod:`prune`): all its row would have changed, but the row."""
+        if shape.names_client():
+            client, txn = shape.ids(text)
+            if client and txn:
+                self.txn_by_client[client] = txn
+        self.seq += 1
+        self.ctx.report.events += 1  # an event all the same (``counted`` sees only the rows)
+        if shape.family not in self.families:
+            self._saw_family(shape.family)
 
     def _table(self, h: int, head: Head, limit: int, byte_starts: list[int]) -> int:
         """Rows of a tool table starting at header line ``h``; return the end of the table."""
@@ -340,10 +359,13 @@ class _LogReader:
         self.sink.row("log_events", row)
         self.seq += 1
         if family not in self.families:
-            self.families.add(family)
-            self.ctx.saw_kind("log/" + family)
-            if family == BROKER:
-                self.known_broker = True
+            self._saw_family(family)
+
+    def _saw_family(self, family: str) -> None:
+        self.families.add(family)
+        self.ctx.saw_kind("log/" + family)
+        if family == BROKER:
+            self.known_broker = True
 
     def note_truncated(self) -> None:
         self.ctx.note("long lines cut to 64 KiB")

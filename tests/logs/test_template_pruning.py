@@ -1,0 +1,160 @@
+"""Lines of templates no rule can match get no row (``readers.logs.prune``), and nothing else changes:
+the rows the run keeps, their sequence numbers, times and transactional ids, and every input's
+report are those of a read that built every row and filtered afterwards."""
+
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from loggen import write_log
+from kafkadiag.engine.local import collect
+from kafkadiag.engine.log_filter import log_conditions
+from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions
+from kafkadiag.readers.logs import prune, read_logs
+from kafkadiag.readers.logs.prune import required_literal
+from kafkadiag.ruleset import load_rules
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+CONDITIONS = log_conditions(load_rules())
+
+
+def _log_inputs() -> list[tuple[str, list[str]]]:
+    cases = [(f"logs/{p.name}", [str(p)]) for p in sorted((FIXTURES / "logs").glob("*.log"))]
+    cases.append(("clients", [str(FIXTURES / "clients")]))
+    for case in sorted((FIXTURES / "real").iterdir()):
+        spec = case / "case.yaml"
+        if spec.is_file():
+            cases.append((f"real/{case.name}", [str(case / f) for f in yaml.safe_load(spec.read_text())["files"]]))
+    return cases
+
+
+def _kept(paths: list[str], monkeypatch: pytest.MonkeyPatch, pruning: bool) -> tuple[pd.DataFrame, list[dict]]:
+    with monkeypatch.context() as m:
+        if not pruning:
+            m.setattr(prune.Pruner, "keeps", lambda self, shape: True)
+        events, stream = collect(paths, ReadOptions(log_conditions=CONDITIONS), parallel=False)
+    frames = [f for f in events.log_events if len(f)]
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return rows, [r.to_json() for r in stream.reports]
+
+
+@pytest.mark.parametrize("name, paths", _log_inputs(), ids=[c[0] for c in _log_inputs()])
+def test_pruned_read_keeps_exactly_the_rows_and_reports_of_a_full_read(
+    name: str, paths: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pruned, pruned_reports = _kept(paths, monkeypatch, pruning=True)
+    full, full_reports = _kept(paths, monkeypatch, pruning=False)
+    pd.testing.assert_frame_equal(pruned, full)
+    assert pruned_reports == full_reports
+
+
+def _read(text: str, conditions) -> tuple[list[pd.DataFrame], ReadContext]:
+    """One input read as the second of a process: the first settled what its templates are (as the
+    first lines of an input do, ``SETTLE_LINES``); a template not decided yet gets its row built."""
+    prune._RECIPE_VERDICTS.clear()
+    if conditions is not None:
+        _read_once(text, conditions)
+    return _read_once(text, conditions)
+
+
+def _read_once(text: str, conditions) -> tuple[list[pd.DataFrame], ReadContext]:
+    ctx = ReadContext(0, "app.log", ReadOptions(log_conditions=conditions), InputReport("app.log"))
+    return [f for _, f in read_logs(io.BytesIO(text.encode()), ctx)], ctx
+
+
+def test_healthy_chatter_builds_no_row_but_counts_as_events() -> None:
+    buffer = io.StringIO()
+    write_log(buffer, 2)
+    text = buffer.getvalue()
+    every, every_ctx = _read(text, None)
+    pruned, pruned_ctx = _read(text, CONDITIONS)
+    built = sum(len(f) for f in pruned)
+    assert built < sum(len(f) for f in every) / 10  # the error events with their traces are what is left
+    # read_logs counts only the events it builds no row for (the input stream counts the rows)
+    assert every_ctx.report.events == 0
+    assert pruned_ctx.report.events + built == sum(len(f) for f in every)
+
+
+def test_a_pruned_line_still_tells_which_transactional_id_a_client_has() -> None:
+    lines = (
+        "2024-03-04 10:00:00.001  INFO 1 --- [ad | producer-tx-1] o.a.k.c.p.internals.TransactionManager   : "
+        "[Producer clientId=producer-tx-1, transactionalId=orders-tx-1] Transition from state READY to IN_TRANSACTION\n"
+        "2024-03-04 10:00:00.002 ERROR 1 --- [ad | producer-tx-1] o.a.k.c.p.internals.TransactionManager   : "
+        "[Producer clientId=producer-tx-1] Aborting producer batches due to fatal error: PRODUCER_FENCED\n"
+    )
+    rows, ctx = _read(lines, CONDITIONS)
+    kept = pd.concat(rows, ignore_index=True)
+    assert list(kept["transactional_id"]) == ["orders-tx-1"]
+    assert list(kept["seq"]) == [1] and list(kept["line"]) == [2]
+    assert ctx.report.events == 1  # the row built is counted by the stream; the pruned line here
+
+
+def test_a_template_whose_numbers_may_not_fit_keeps_its_lines() -> None:
+    line = ("2024-03-04 10:00:00.001  INFO 1 --- [ad | producer-tx-1] o.a.k.c.p.internals.TransactionManager   : "
+            "[Producer clientId=producer-tx-1, transactionalId=tx-1] ProducerId set to 99999999999999999999 with epoch 3\n")
+    _, full = _read(line, None)
+    _, pruned = _read(line, CONDITIONS)
+    assert full.report.skip_reasons == pruned.report.skip_reasons and sum(full.report.skip_reasons.values()) == 1
+
+
+@pytest.mark.parametrize("pattern, literal", [
+    (r"Invalid transition attempted", "Invalid transition attempted"),
+    (r"still have unstable offsets", "still have unstable offsets"),
+    (r"^Initialized transactionalId \S+ with producerId", "Initialized transactionalId "),
+    (r"(?i)rollback of ongoing transaction.*due to timeout", "rollback of ongoing transaction"),
+    (r"(?i)fail|panic", None),  # either word will do: nothing is required
+    (r"(abc)?def", "def"),
+    (r"x(abcd)+y", "abcd"),
+    (r"a*b", "b"),
+    (r"(?i:timeout) in x", " in x"),
+    (r"partition 12 is", "partition "),  # a literal with digits could span a digit run: only the parts around them
+    (r"\d+", None),
+])
+def test_required_literal(pattern: str, literal: str | None) -> None:
+    assert required_literal(re.compile(pattern)) == literal
+
+
+def test_every_built_in_message_pattern_is_analysed_soundly() -> None:
+    """Whatever the literal found, every string the pattern matches contains it (checked on the
+    pattern's own example texts from the rule tests' fixtures would be better; here: samples)."""
+    samples = [
+        "Invalid transition attempted from state READY to state ABORTING_TRANSACTION",
+        "Rollback of ongoing transaction orders-1 due to timeout",
+        "Aborting transaction tx-9 because it timed out",
+        "Initialized transactionalId tx-1 with producerId 5 and producer epoch 3 on partition __transaction_state-7",
+        "group coordinator lost: transaction txn failed",
+    ]
+    from kafkadiag.ruleset.model import AllOf, AnyOf, Comparison, NotOf
+
+    def patterns(cond):
+        if isinstance(cond, (AllOf, AnyOf)):
+            for c in cond.children:
+                yield from patterns(c)
+        elif isinstance(cond, NotOf):
+            yield from patterns(cond.child)
+        elif isinstance(cond, Comparison) and cond.op == "matches":
+            yield cond.arg
+
+    for cond in CONDITIONS:
+        for pattern in patterns(cond):
+            literal = required_literal(pattern)
+            for text in samples:
+                if literal is not None and pattern.search(text):
+                    folded = text.lower() if pattern.flags & re.IGNORECASE else text
+                    assert (literal.lower() if pattern.flags & re.IGNORECASE else literal) in folded
+
+
+def test_the_first_input_of_a_process_is_pruned_after_a_few_hundred_lines() -> None:
+    buffer = io.StringIO()
+    write_log(buffer, 2)  # one block
+    prune._RECIPE_VERDICTS.clear()
+    rows, ctx = _read_once(buffer.getvalue(), CONDITIONS)
+    built = sum(len(f) for f in rows)
+    assert built < ctx.report.events  # most of the chatter got no row

@@ -158,3 +158,33 @@ def test_the_first_input_of_a_process_is_pruned_after_a_few_hundred_lines() -> N
     rows, ctx = _read_once(buffer.getvalue(), CONDITIONS)
     built = sum(len(f) for f in rows)
     assert built < ctx.report.events  # most of the chatter got no row
+
+
+def _kept_rows(text: str, pruning: bool) -> pd.DataFrame:
+    from kafkadiag.engine.log_filter import keep_matching
+
+    rows, _ = _read(text, CONDITIONS if pruning else None)
+    frame = pd.concat(rows, ignore_index=True)
+    return keep_matching(frame, CONDITIONS).reset_index(drop=True)
+
+
+_TOD = "{t} [kafka-producer-network-thread | p-1] INFO  o.a.k.c.p.i.TransactionManager - " \
+       "[Producer clientId=p-1, transactionalId=tx-1] Transition from state READY to IN_TRANSACTION\n"
+_FENCED = "{t} [kafka-producer-network-thread | p-1] ERROR o.a.k.c.p.i.TransactionManager - " \
+          "[Producer clientId=p-1, transactionalId=tx-1] Aborting producer batches due to fatal error\n" \
+          "org.apache.kafka.common.errors.ProducerFencedException: There is a newer producer with the same transactionalId which fences the current one.\n"
+
+
+@pytest.mark.parametrize("first, times, last", [
+    ("2024-03-04 23:59:58.000", ["23:59:58.500", "23:59:59.900", "00:00:00.100", "00:00:01.000"], "00:00:02.000"),
+    ("2024-03-04 10:00:00.000", ["10:00:00.500", "22:30:00.000", "09:00:00.000"], "00:00:02.000"),
+    ("2024-03-04 10:00:00.000", ["2024-13-45 10:00:01.000", "10:00:02.000"], "10:00:03.000"),  # no date at all
+    ("2024-03-04 10:00:00.000", ["21:00:00.000", "08:00:00.000", "19:00:00.000"], "06:00:00.000"),  # days pass
+])
+def test_times_after_pruned_lines_are_those_of_a_full_read(first: str, times: list[str], last: str) -> None:
+    """Pruned lines' stamps are read only when a later row needs the anchor: the times must not change."""
+    cycle = "".join(_TOD.format(t=t) for t in times)
+    text = _TOD.format(t=first) + cycle * 200 + _FENCED.format(t=last) + cycle * 10  # the error mid-block
+    pruned, full = _kept_rows(text, True), _kept_rows(text, False)
+    assert len(full) == 1 and full["time"][0] > 0
+    pd.testing.assert_frame_equal(pruned, full)

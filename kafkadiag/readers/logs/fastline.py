@@ -63,13 +63,15 @@ class Recipe:
 class Shape:
     """A recipe placed on one masked line shape: builds rows from fixed slices of the line."""
 
-    __slots__ = ("row", "ts_slice", "family", "second", "fraction", "pins", "recipe", "spans", "_ids")
+    __slots__ = ("row", "ts_slice", "family", "second", "fraction", "pins", "recipe", "spans", "names_client", "_ids")
 
     def __init__(self, recipe: Recipe, spans: list[tuple[int, int]]) -> None:
         self.recipe = recipe
         self.spans = spans
         self.row = _row_function(recipe.specs, spans)
         self._ids: Callable[[str], tuple] | None = None
+        #: Lines of this shape can name both a client and its transactional.id.
+        self.names_client = recipe.specs[_CLIENT] != (False, "") and recipe.specs[_TXN] != (False, "")
         self.family = recipe.family
         self.pins = tuple((slice(*spans[i]), value) for i, value in sorted(recipe.pinned.items()))
         self.ts_slice: slice | None = None
@@ -97,11 +99,6 @@ class Shape:
         if self._ids is None:
             self._ids = _columns_function(self.recipe.specs, self.spans, (_CLIENT, _TXN))
         return self._ids(line)  # type: ignore[return-value]
-
-    def names_client(self) -> bool:
-        """Whether lines of this shape can name both a client and its transactional.id."""
-        specs = self.recipe.specs
-        return specs[_CLIENT] != (False, "") and specs[_TXN] != (False, "")
 
     def stamp(self, line: str) -> Stamp:
         return parse_stamp(line[self.ts_slice]) if self.ts_slice is not None else NO_STAMP

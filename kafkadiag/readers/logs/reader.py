@@ -79,6 +79,8 @@ class _LogReader:
         self.templates = LineTemplates(self.recognise)
         #: With the run's log conditions (``analyze``), lines of templates no rule can match get no row.
         self.prune = Pruner(ctx.options.log_conditions) if fast and ctx.options.log_conditions is not None else None
+        self._stamps: list[tuple[Shape, str]] = []  # pruned lines whose stamps the anchor has not taken yet
+        self._pruned_events = 0
         self.base = 0  # byte offset of the next block's first line
         self.line_no = 1  # line number of the next block's first line
         self.seq = 0
@@ -123,6 +125,10 @@ class _LogReader:
         claimed = self._events(hits, keep, byte_starts.tolist())
         if self.prune is not None:
             self.prune.settle()  # templates first seen in this block: decided for the next ones
+            if self._stamps:
+                self._settle_anchor()
+            self.ctx.report.events += self._pruned_events  # events all the same (``counted`` sees only rows)
+            self._pruned_events = 0
         blank = lines[:keep].count("") + lines[:keep].count("\r") - self._claimed_blank
         self.other += max(0, keep - claimed - blank)
         self.ctx.report.lines += keep
@@ -280,6 +286,8 @@ class _LogReader:
         rest = [self._text(j) for j in range(h + 1, e)]
         line, byte = self.line_no + h, self.base + byte_starts[h]
         ev = RawEvent(line, byte, e - h, head, first, rest)
+        if self._stamps:
+            self._settle_anchor()
         time_ms = self.anchor.resolve(head.stamp) if head is not None else -1
         built = full_row(ev, (self.ctx.file_id, line, byte, e - h, self.seq, time_ms), self.known_broker)
         if built is None:
@@ -298,28 +306,64 @@ class _LogReader:
             return -1
         if shape is DROPPED:
             return 0
+        if self.prune is not None and self.prune.keeps(shape) is False:
+            self._pruned(shape, text)  # type: ignore[arg-type]
+            return 1
+        if self._stamps:
+            self._settle_anchor()
         time_ms = shape.time_ms(text)  # type: ignore[union-attr]
         if time_ms == -2:
             time_ms = self.anchor.resolve(shape.stamp(text))  # type: ignore[union-attr]
         elif time_ms >= 0:
             self.anchor.last_ms = time_ms
-        if self.prune is not None and self.prune.keeps(shape) is False:
-            self._pruned(shape, text)
-            return 1
         row = shape.row(self.ctx.file_id, self.line_no + j, self.base + byte_starts[j], self.seq, time_ms, text)  # type: ignore[union-attr]
         self._add(row, shape.family)  # type: ignore[union-attr]
         return 1
 
     def _pruned(self, shape: Shape, text: str) -> None:
-        """A line no rule can match (:mod:`prune`): all its row would have changed, but the row."""
-        if shape.names_client():
+        """A line no rule can match (:mod:`prune`): all its row would have changed, but the row.
+
+        Its timestamp is read only if a later row needs the anchor (``_settle_anchor``): most
+        of a log is such lines, and reading a stamp costs more than the rest of the line.
+        """
+        if shape.ts_slice is not None:
+            self._stamps.append((shape, text))
+        if shape.names_client:
             client, txn = shape.ids(text)
             if client and txn:
                 self.txn_by_client[client] = txn
         self.seq += 1
-        self.ctx.report.events += 1  # an event all the same (``counted`` sees only the rows)
+        self._pruned_events += 1
         if shape.family not in self.families:
             self._saw_family(shape.family)
+
+    def _settle_anchor(self) -> None:
+        """The anchor as the deferred stamps would have left it.
+
+        A full date sets the anchor whatever came before, so the last line with one decides;
+        only when the last stamps lack a valid date (a time of day, a bad date) are they all
+        replayed in order, as they would have been read.
+        """
+        stamps = self._stamps
+        for shape, text in reversed(stamps):
+            if shape.second is not None:
+                time_ms = shape.time_ms(text)
+                if time_ms >= 0:
+                    self.anchor.last_ms = time_ms
+                    break
+                continue  # an invalid date in a fixed layout leaves the anchor alone
+            stamp = shape.stamp(text)
+            if stamp.ms >= 0:
+                self.anchor.last_ms = stamp.ms
+                break
+            for earlier, line in stamps:
+                time_ms = earlier.time_ms(line)
+                if time_ms == -2:
+                    self.anchor.resolve(earlier.stamp(line))
+                elif time_ms >= 0:
+                    self.anchor.last_ms = time_ms
+            break
+        stamps.clear()
 
     def _table(self, h: int, head: Head, limit: int, byte_starts: list[int]) -> int:
         """Rows of a tool table starting at header line ``h``; return the end of the table."""

@@ -63,13 +63,17 @@ class Recipe:
 class Shape:
     """A recipe placed on one masked line shape: builds rows from fixed slices of the line."""
 
-    __slots__ = ("row", "ts_slice", "family", "second", "fraction", "pins", "recipe", "spans", "names_client", "_ids")
+    __slots__ = ("row", "ts_slice", "family", "second", "fraction", "pins", "recipe", "spans", "names_client", "_ids",
+                 "verdict")
 
     def __init__(self, recipe: Recipe, spans: list[tuple[int, int]]) -> None:
         self.recipe = recipe
         self.spans = spans
         self.row = _row_function(recipe.specs, spans)
         self._ids: Callable[[str], tuple] | None = None
+        #: ``(conditions, keeps)``: the pruner's answer for this shape (see :mod:`prune`), kept here
+        #: because looking it up is a cost every line of a log pays.
+        self.verdict: tuple | None = None
         #: Lines of this shape can name both a client and its transactional.id.
         self.names_client = recipe.specs[_CLIENT] != (False, "") and recipe.specs[_TXN] != (False, "")
         self.family = recipe.family
@@ -92,7 +96,10 @@ class Shape:
 
     def fits(self, line: str) -> bool:
         """The line's pinned runs have the values this shape was learned with."""
-        return all(line[where] == value for where, value in self.pins)
+        pins = self.pins
+        if len(pins) == 1:  # librdkafka's level digit: the usual case, without a generator
+            return line[pins[0][0]] == pins[0][1]
+        return all(line[where] == value for where, value in pins)
 
     def ids(self, line: str) -> tuple[str, str]:
         """``(client_id, transactional_id)`` of a line, without building its row."""
@@ -123,7 +130,7 @@ _SECONDS: dict[str, int] = {}
 #: Learned shapes and recipes, shared by every input this process reads: a recipe is a function of
 #: the line's text alone (the recognisers and ``describe`` keep no state), and the few hundred line
 #: shapes of a client's logs recur in every file, so a fleet of small logs learns them once.
-_SHARED_SHAPES: dict[tuple[bytes, bool], object] = {}
+_SHARED_SHAPES: tuple[dict[bytes, object], dict[bytes, object]] = ({}, {})  # without, with a known broker
 _SHARED_RECIPES: dict[tuple, object] = {}
 
 
@@ -137,13 +144,14 @@ class LineTemplates:
 
     def lookup(self, line: str, known_broker: bool) -> object:
         """The line's :class:`Shape`, or ``UNCACHEABLE`` / ``DROPPED``."""
-        key = (line.encode().translate(_MASK), known_broker)
-        shape = self._shapes.get(key)
+        shapes = self._shapes[known_broker]
+        key = line.encode().translate(_MASK)
+        shape = shapes.get(key)
         if shape is None or shape.__class__ is Shape and shape.pins and not shape.fits(line):  # type: ignore[union-attr]
             shape = self._place(line, known_broker)
-            if len(self._shapes) >= _LIMIT:
-                self._shapes.clear()
-            self._shapes[key] = shape  # the latest pinned variant wins: lines of one level come in runs
+            if len(shapes) >= _LIMIT:
+                shapes.clear()
+            shapes[key] = shape  # the latest pinned variant wins: lines of one level come in runs
         return shape
 
     def _place(self, line: str, known_broker: bool) -> object:

@@ -58,6 +58,9 @@ class Pruner:
             self._by_recipe = _RECIPE_VERDICTS.setdefault(conditions, {})
 
     def keeps(self, shape: object) -> bool | None:
+        cached = shape.verdict  # type: ignore[attr-defined]
+        if cached is not None and cached[0] is self.conditions:
+            return cached[1]
         verdict = self._by_shape.get(shape)
         if verdict is None:
             recipe_keeps = self._by_recipe.get(shape.recipe)  # type: ignore[attr-defined]
@@ -71,6 +74,7 @@ class Pruner:
             if len(self._by_shape) > 100_000:
                 self._by_shape.clear()
             verdict = self._by_shape[shape] = recipe_keeps or not _runs_fit(shape)
+        shape.verdict = (self.conditions, verdict)  # type: ignore[attr-defined]
         return verdict
 
     def settle(self) -> None:

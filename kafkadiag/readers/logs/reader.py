@@ -79,6 +79,7 @@ class _LogReader:
         self.templates = LineTemplates(self.recognise)
         #: With the run's log conditions (``analyze``), lines of templates no rule can match get no row.
         self.prune = Pruner(ctx.options.log_conditions) if fast and ctx.options.log_conditions is not None else None
+        self._plain_block = False
         self._stamps: list[tuple[Shape, str]] = []  # pruned lines whose stamps the anchor has not taken yet
         self._pruned_events = 0
         self.base = 0  # byte offset of the next block's first line
@@ -111,6 +112,8 @@ class _LogReader:
         if self.doc_mode is None:
             self._decide_mode(n)
         byte_starts = _line_starts(data)
+        # Nothing for ``clean`` to undo on any line of the block: a line's raw text is its text.
+        self._plain_block = data.isascii() and b"\\" not in data and b"\x1b" not in data and b"\r" not in data
         arrow = line_array(data, byte_starts)
         self._stamped = stamp_mask(arrow).tolist()
         keep = n if final or dropped else self._cut(n)
@@ -299,7 +302,8 @@ class _LogReader:
     def _single(self, j: int, byte_starts: list[int]) -> int:
         """A one-line event through its line shape: 1 if emitted, 0 if chatter, -1 if it needs a full parse."""
         raw = self._raw[j]
-        plain = raw.isascii() and raw[:1] in _PLAIN_FIRST and "\\" not in raw and "\x1b" not in raw and not raw.endswith("\r")
+        plain = raw[:1] in _PLAIN_FIRST and (self._plain_block or (
+            raw.isascii() and "\\" not in raw and "\x1b" not in raw and not raw.endswith("\r")))
         text = raw if plain else self._text(j)
         shape = self.templates.lookup(text, self.known_broker)
         if shape is UNCACHEABLE:

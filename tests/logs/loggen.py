@@ -42,8 +42,13 @@ _APP_TRACE = (
 _LEVELS = ("  INFO", " DEBUG", "  WARN")
 
 
-def write_log(out: TextIO, megabytes: float, seed: int = 7) -> int:
-    """Write about ``megabytes`` MB of log to ``out``; return the number of characters written."""
+def write_log(out: TextIO, megabytes: float, seed: int = 7, counts: dict[str, int] | None = None) -> int:
+    """Write about ``megabytes`` MB of log to ``out``; return the number of characters written.
+
+    ``counts`` receives the Kafka events written: ``kafka_lines`` (one-line client events) and
+    ``kafka_traces`` (ERROR lines whose trace names a Kafka exception), the truth benchmarks check.
+    """
+    kafka_lines = kafka_traces = 0
     rnd = random.Random(seed)
     target = int(megabytes * (1 << 20))
     size = 0
@@ -58,12 +63,16 @@ def write_log(out: TextIO, megabytes: float, seed: int = 7) -> int:
         elif r < 0.985:
             body = rnd.choice(_KAFKA).format(n=rnd.randint(1, 99999), c=rnd.randint(0, 11), t=rnd.randint(0, 5))
             line = f"{ts}{rnd.choice(_LEVELS)} 48211 --- [ad | producer-tx-{i % 6}] {body}\n"
+            kafka_lines += 1
         elif r < 0.993:
             line = f"{ts} ERROR 48211 --- [nio-8080-exec-{i % 10}] c.e.orders.OrderService                  : Commit failed for order {i}\n\n" + _KAFKA_TRACE
+            kafka_traces += 1
         else:
             line = f"{ts} ERROR 48211 --- [nio-8080-exec-{i % 10}] o.a.c.c.C.[.[.[/].[dispatcherServlet]    : Servlet.service() threw exception\n" + _APP_TRACE
         out.write(line)
         size += len(line)
+    if counts is not None:
+        counts.update(kafka_lines=kafka_lines, kafka_traces=kafka_traces)
     return size
 
 

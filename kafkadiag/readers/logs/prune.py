@@ -18,6 +18,7 @@ row's counted skip is reported as before.
 
 from __future__ import annotations
 
+import functools
 import re
 import re._parser as _sre  # the standard library's own regex parser: what a pattern must contain
 
@@ -42,14 +43,13 @@ class Pruner:
     ``keeps`` answers from its caches, or None for a template not decided yet: the reader then
     builds that line's row (the log filter decides it exactly) and ``settle`` decides every such
     template at once after the block, as one small frame through ``condition_mask`` (a frame per
-    template would cost milliseconds each). Answers are cached per template shape (the number
-    widths decide whether a value can be out of range) and per recipe, the latter for every input
-    of the process (recipes are shared by them).
+    template would cost milliseconds each). Answers are kept on the template shape (the number
+    widths decide whether a value can be out of range) and per recipe, both for every input of
+    the process (shapes and recipes are shared by them).
     """
 
     def __init__(self, conditions: tuple[Condition, ...]) -> None:
         self.conditions = conditions
-        self._by_shape: dict[object, bool] = {}
         self._pending: dict[object, None] = {}
         self._undecided = 0  # lines whose rows were built since the last ``settle`` for want of a verdict
         self._by_recipe = _RECIPE_VERDICTS.setdefault(conditions, {})
@@ -61,19 +61,15 @@ class Pruner:
         cached = shape.verdict  # type: ignore[attr-defined]
         if cached is not None and cached[0] is self.conditions:
             return cached[1]
-        verdict = self._by_shape.get(shape)
-        if verdict is None:
-            recipe_keeps = self._by_recipe.get(shape.recipe)  # type: ignore[attr-defined]
-            if recipe_keeps is None:
-                self._pending[shape.recipe] = None  # type: ignore[attr-defined]
-                self._undecided += 1
-                if self._undecided < SETTLE_LINES:
-                    return None
-                self.settle()
-                recipe_keeps = self._by_recipe[shape.recipe]  # type: ignore[attr-defined]
-            if len(self._by_shape) > 100_000:
-                self._by_shape.clear()
-            verdict = self._by_shape[shape] = recipe_keeps or not _runs_fit(shape)
+        recipe_keeps = self._by_recipe.get(shape.recipe)  # type: ignore[attr-defined]
+        if recipe_keeps is None:
+            self._pending[shape.recipe] = None  # type: ignore[attr-defined]
+            self._undecided += 1
+            if self._undecided < SETTLE_LINES:
+                return None
+            self.settle()
+            recipe_keeps = self._by_recipe[shape.recipe]  # type: ignore[attr-defined]
+        verdict = recipe_keeps or not _runs_fit(shape)
         shape.verdict = (self.conditions, verdict)  # type: ignore[attr-defined]
         return verdict
 
@@ -253,6 +249,7 @@ def _may_contain(pieces: list[str], pattern: re.Pattern) -> bool:
     return any(literal in p for p in pieces)
 
 
+@functools.lru_cache(maxsize=1024)
 def required_literal(pattern: re.Pattern) -> str | None:
     """A digit-free text every match of ``pattern`` contains (the longest found), or None."""
     try:

@@ -40,7 +40,7 @@ from ..ranges import read_range
 from . import keyed
 from .hadoop import HadoopFile, hadoop_lines, list_uri, spark_skips
 from .joins import plan_joins
-from .plan import Plan, expand, is_uri, make_plan
+from .plan import Plan, balanced_order, expand, is_uri, make_plan
 from .session import SparkFailed, SparkUnavailable, first_error, log_path, start_session
 from .task import Piece, PieceResult, read_fetched, read_piece, read_whole
 
@@ -173,8 +173,8 @@ class _Run:
                     result = read_whole(piece, options)
                 on_driver.append((order, result))
         order_of = {(p.file_id, p.part): o for o, p in ordered}
-        for task in plan.tasks:
-            local_tasks.append([(order_of[(p.file_id, p.part)], p) for p in task])
+        for i in balanced_order(plan.weights, self.buckets):  # results carry their order: any task order joins the same
+            local_tasks.append([(order_of[(p.file_id, p.part)], p) for p in plan.tasks[i]])
         parts = []
         if local_tasks:
             rdd = self.sc.parallelize(local_tasks, len(local_tasks))

@@ -33,8 +33,10 @@ MAX_RANGE_BYTES = 256 << 20
 #: reading (measured at 10 GB on local[2]: 157 files in 97 tasks took 25.9 s, in 37 tasks 21.3 s).
 TASK_BYTES = 256 << 20
 MIN_TASK_BYTES = 4 << 20
-#: Reading a byte of client log costs about this many bytes of dump (measured: ~17 MB/s against
-#: ~230 MB/s per process); small files are grouped by this weighted size.
+#: Reading a byte of client log costs about this many bytes of dump (measured in the 10 GB
+#: benchmark's read tasks: ~40 MB/s of Java client log against ~380 MB/s of dump per core; it was
+#: ~17 against ~230 before log lines were pruned by template); small files are grouped by this
+#: weighted size.
 LOG_COST = 8
 TASK_FILES = 512
 #: Spark's binaryFile source holds a whole file in one row, which caps it below 2 GiB.

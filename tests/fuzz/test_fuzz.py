@@ -1,6 +1,7 @@
 """Property tests on mutated real inputs: no reader, config reader or rule loader ever raises;
 every dropped line is a counted skip with a reason; the same inputs in another order give the
-same findings.
+same findings; a log read that prunes the lines no rule can match keeps the rows and the report
+of a read that builds every row.
 
 The number of examples is bounded (``KAFKADIAG_FUZZ_EXAMPLES``, 30 by default) and the run is
 reproducible; ``python benchmarks/fuzz.py`` runs the same properties long and at random.
@@ -11,6 +12,9 @@ from __future__ import annotations
 import io
 import tempfile
 from pathlib import Path
+from unittest import mock
+
+import pandas as pd
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -18,10 +22,12 @@ from strategies import ROOT, mutated, seed_files
 
 from kafkadiag.config import ConfigError, EffectiveConfig
 from kafkadiag.engine.local import analyze
+from kafkadiag.engine.log_filter import keep_matching, log_conditions
 from kafkadiag.inputs import InputStream, cr_only
 from kafkadiag.lint.load import InputError, read_config
 from kafkadiag.readers import read_input
 from kafkadiag.readers.base import InputReport, ReadOptions
+from kafkadiag.readers.logs.prune import Pruner
 from kafkadiag.ruleset import RuleError, load_rules
 from kafkadiag.ruleset.loader import parse_rule_text
 
@@ -33,17 +39,22 @@ CONFIGS = seed_files("lint/*/fail/*.properties", "lint/*/fail/*.yml", "lint/*/fa
 RULES = [p.read_bytes() for p in sorted((ROOT / "rules").glob("*.yaml"))]
 RULE_TABLES = None
 _RULES = load_rules()
+_LOG_CONDITIONS = log_conditions(_RULES)
 
 
-def _read(data: bytes) -> InputReport:
+def _read(data: bytes, options: ReadOptions | None = None) -> InputReport:
+    return _read_rows(data, options)[0]
+
+
+def _read_rows(data: bytes, options: ReadOptions | None = None) -> tuple[InputReport, list[pd.DataFrame]]:
     report = InputReport("input")
 
     def opener(_display: str) -> InputStream:
         return InputStream(io.BytesIO(data), compressed=False, cr_lines=cr_only(data[: 64 << 10]))
 
-    for _table, _chunk in read_input(0, "input", report, ReadOptions(chunk_rows=512), [], opener=opener):
-        pass
-    return report
+    logs = [chunk for table, chunk in read_input(0, "input", report, options or ReadOptions(chunk_rows=512), [],
+                                                 opener=opener) if table == "log_events"]
+    return report, logs
 
 
 def _check_report(report: InputReport) -> None:
@@ -61,6 +72,23 @@ def test_dump_readers_never_raise_and_count_what_they_skip(data: bytes) -> None:
 @given(mutated(LOGS))
 def test_log_reader_never_raises_and_counts_what_it_skips(data: bytes) -> None:
     _check_report(_read(data))
+
+
+def _kept(data: bytes) -> tuple[dict, pd.DataFrame]:
+    report, chunks = _read_rows(data, ReadOptions(chunk_rows=512, log_conditions=_LOG_CONDITIONS))
+    frames = [f for f in (keep_matching(c, _LOG_CONDITIONS) for c in chunks if len(c)) if len(f)]
+    rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()  # no row kept: no columns either
+    return report.to_json(), rows
+
+
+@given(mutated(LOGS))
+def test_a_pruned_log_read_keeps_the_rows_and_report_of_a_full_read(data: bytes) -> None:
+    _kept(data)  # the templates of this input are decided (a process's first lines get full rows)
+    pruned_report, pruned = _kept(data)
+    with mock.patch.object(Pruner, "keeps", lambda self, shape: True):
+        full_report, full = _kept(data)
+    assert pruned_report == full_report
+    pd.testing.assert_frame_equal(pruned, full)
 
 
 @given(st.binary(max_size=3000))

@@ -15,6 +15,7 @@ from ..facts.build import CollectedEvents
 from ..readers import EventStream
 from ..readers.base import InputReport, ReadOptions
 from .pipeline import AnalysisResult, Collected, diagnose, summarize, v2_possible  # noqa: F401  (re-exported)
+from .ahead import ReadAhead
 from .log_filter import log_conditions, reduced
 from .ranges import read_in_ranges
 
@@ -39,8 +40,14 @@ def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tu
         return read_in_ranges(events, file_id, display, path, report, options)
 
     stream = EventStream(paths, options, range_reader=ranges if parallel else None)
-    for table, chunk in stream:
-        events.add(table, reduced(table, chunk, options.log_conditions))
+    if parallel:
+        stream.ahead = ReadAhead(stream.specs, options)  # large logs read by other cores meanwhile
+    try:
+        for table, chunk in stream:
+            events.add(table, reduced(table, chunk, options.log_conditions))
+    finally:
+        if stream.ahead is not None:
+            stream.ahead.close()
     return events, stream
 
 

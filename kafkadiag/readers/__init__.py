@@ -67,14 +67,29 @@ class EventStream:
         self.files: list[str] = [spec.display for spec in self._inputs]
         self.reports: list[InputReport] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
         self.configs: list = []  # configuration files among the inputs (lint ConfigFile objects)
+        #: Inputs read elsewhere ahead of their turn (``engine.ahead``): ``take(file_id)`` gives what
+        #: reading it here would have given, or None (read it here).
+        self.ahead = None
+
+    @property
+    def specs(self) -> list:
+        """The inputs, numbered (their index is their ``file_id``)."""
+        return list(self._inputs)
 
     def __iter__(self) -> Iterator[tuple[str, pd.DataFrame]]:
         self.reports[:] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
         self.configs.clear()
         for file_id, spec in enumerate(self._inputs):
             report = self.reports[file_id]
-            if not report.error:
-                yield from read_input(file_id, spec.display, report, self.options, self.configs, self.range_reader)
+            if report.error:
+                continue
+            done = self.ahead.take(file_id) if self.ahead is not None else None
+            if done is not None:
+                self.reports[file_id] = done.report
+                self.configs.extend(done.configs)
+                yield from done.chunks
+                continue
+            yield from read_input(file_id, spec.display, report, self.options, self.configs, self.range_reader)
 
 
 #: Opens an input by its display path as a stream of decompressed bytes (``open_input`` for files

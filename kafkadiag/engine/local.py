@@ -44,7 +44,7 @@ def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tu
         stream.ahead = ReadAhead(stream.specs, options)  # large logs read by other cores meanwhile
     try:
         for table, chunk in stream:
-            events.add(table, reduced(table, chunk, options.log_conditions))
+            events.add(table, chunk if stream.yielding_ahead else reduced(table, chunk, options.log_conditions))
     finally:
         if stream.ahead is not None:
             stream.ahead.close()

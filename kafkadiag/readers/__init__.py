@@ -70,6 +70,8 @@ class EventStream:
         #: Inputs read elsewhere ahead of their turn (``engine.ahead``): ``take(file_id)`` gives what
         #: reading it here would have given, or None (read it here).
         self.ahead = None
+        #: True while the chunks of an input read ahead are yielded: they come already reduced.
+        self.yielding_ahead = False
 
     @property
     def specs(self) -> list:
@@ -87,7 +89,9 @@ class EventStream:
             if done is not None:
                 self.reports[file_id] = done.report
                 self.configs.extend(done.configs)
+                self.yielding_ahead = True
                 yield from done.chunks
+                self.yielding_ahead = False
                 continue
             yield from read_input(file_id, spec.display, report, self.options, self.configs, self.range_reader)
 

@@ -16,7 +16,8 @@ from loggen import write_log
 from kafkadiag.engine.local import collect
 from kafkadiag.engine.log_filter import log_conditions
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions
-from kafkadiag.readers.logs import prune, read_logs
+from kafkadiag.readers.logs import bulk, prune, read_logs
+from kafkadiag.readers.logs import reader as log_reader
 from kafkadiag.readers.logs.prune import required_literal
 from kafkadiag.ruleset import load_rules
 
@@ -35,21 +36,26 @@ def _log_inputs() -> list[tuple[str, list[str]]]:
     return cases
 
 
-def _kept(paths: list[str], monkeypatch: pytest.MonkeyPatch, pruning: bool) -> tuple[pd.DataFrame, list[dict]]:
+def _kept(paths: list[str], monkeypatch: pytest.MonkeyPatch, pruning: bool,
+          bulk_from: int = bulk.MIN_HITS) -> tuple[pd.DataFrame, list[dict]]:
     with monkeypatch.context() as m:
         if not pruning:
             m.setattr(prune.Pruner, "keeps", lambda self, shape: True)
+            m.setattr(log_reader, "classify", lambda *args: None)  # verdicts of earlier reads stay on the shapes
+        m.setattr(bulk, "MIN_HITS", bulk_from)
         events, stream = collect(paths, ReadOptions(log_conditions=CONDITIONS), parallel=False)
     frames = [f for f in events.log_events if len(f)]
     rows = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     return rows, [r.to_json() for r in stream.reports]
 
 
+@pytest.mark.parametrize("bulk_from", [bulk.MIN_HITS, 1], ids=["per-line", "bulk"])
 @pytest.mark.parametrize("name, paths", _log_inputs(), ids=[c[0] for c in _log_inputs()])
 def test_pruned_read_keeps_exactly_the_rows_and_reports_of_a_full_read(
-    name: str, paths: list[str], monkeypatch: pytest.MonkeyPatch
+    name: str, paths: list[str], bulk_from: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    pruned, pruned_reports = _kept(paths, monkeypatch, pruning=True)
+    """``bulk``: every block's decided lines are classified at once (``readers.logs.bulk``), however few."""
+    pruned, pruned_reports = _kept(paths, monkeypatch, pruning=True, bulk_from=bulk_from)
     full, full_reports = _kept(paths, monkeypatch, pruning=False)
     pd.testing.assert_frame_equal(pruned, full)
     assert pruned_reports == full_reports
@@ -82,18 +88,22 @@ def test_healthy_chatter_builds_no_row_but_counts_as_events() -> None:
     assert pruned_ctx.report.events + built == sum(len(f) for f in every)
 
 
-def test_a_pruned_line_still_tells_which_transactional_id_a_client_has() -> None:
-    lines = (
-        "2024-03-04 10:00:00.001  INFO 1 --- [ad | producer-tx-1] o.a.k.c.p.internals.TransactionManager   : "
-        "[Producer clientId=producer-tx-1, transactionalId=orders-tx-1] Transition from state READY to IN_TRANSACTION\n"
-        "2024-03-04 10:00:00.002 ERROR 1 --- [ad | producer-tx-1] o.a.k.c.p.internals.TransactionManager   : "
-        "[Producer clientId=producer-tx-1] Aborting producer batches due to fatal error: PRODUCER_FENCED\n"
-    )
-    rows, ctx = _read(lines, CONDITIONS)
+_TRANSITION = ("2024-03-04 10:00:00.{ms:03d}  INFO 1 --- [ad | producer-tx-{c}] o.a.k.c.p.internals.TransactionManager   : "
+               "[Producer clientId=producer-tx-{c}, transactionalId=orders-tx-{t}] Transition from state READY to IN_TRANSACTION\n")
+_ABORTING = ("2024-03-04 10:00:00.{ms:03d} ERROR 1 --- [ad | producer-tx-{c}] o.a.k.c.p.internals.TransactionManager   : "
+             "[Producer clientId=producer-tx-{c}] Aborting producer batches due to fatal error: PRODUCER_FENCED\n")
+
+
+@pytest.mark.parametrize("repeat", [1, 100], ids=["per-line", "bulk"])
+def test_a_pruned_line_still_tells_which_transactional_id_a_client_has(repeat: int) -> None:
+    """The last pruned line naming a client decides (the client moves to another id half way)."""
+    lines = [_TRANSITION.format(ms=i % 1000, c=i % 3, t=i % 3 + (10 if i >= repeat // 2 else 0)) for i in range(3 * repeat)]
+    text = "".join(lines) + _ABORTING.format(ms=999, c=1) + _ABORTING.format(ms=999, c=4)
+    rows, ctx = _read(text, CONDITIONS)
     kept = pd.concat(rows, ignore_index=True)
-    assert list(kept["transactional_id"]) == ["orders-tx-1"]
-    assert list(kept["seq"]) == [1] and list(kept["line"]) == [2]
-    assert ctx.report.events == 1  # the row built is counted by the stream; the pruned line here
+    assert list(kept["transactional_id"]) == ["orders-tx-11", ""]  # producer-tx-4 never named one
+    assert list(kept["seq"]) == [3 * repeat, 3 * repeat + 1] and list(kept["line"]) == [3 * repeat + 1, 3 * repeat + 2]
+    assert ctx.report.events == 3 * repeat  # the rows built are counted by the stream; the pruned lines here
 
 
 def test_a_template_whose_numbers_may_not_fit_keeps_its_lines() -> None:

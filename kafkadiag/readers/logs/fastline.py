@@ -142,6 +142,10 @@ class LineTemplates:
         self._shapes = _SHARED_SHAPES
         self._recipes = _SHARED_RECIPES
 
+    def shapes(self, known_broker: bool) -> dict[bytes, object]:
+        """Masked line -> shape, as ``lookup`` finds them (for :mod:`bulk`)."""
+        return self._shapes[known_broker]
+
     def lookup(self, line: str, known_broker: bool) -> object:
         """The line's :class:`Shape`, or ``UNCACHEABLE`` / ``DROPPED``."""
         shapes = self._shapes[known_broker]

@@ -20,6 +20,7 @@ import pandas as pd
 
 from kafkadiag.readers.base import ReadContext
 from kafkadiag.readers.logs.blocks import BLOCK_SIZE, LINE_CAP, whole_lines
+from kafkadiag.readers.logs.bulk import PRUNED, Classified, PrunedRun, classify, client_ids
 from kafkadiag.readers.logs.clean import clean, is_blank
 from kafkadiag.readers.logs.event import COLUMNS, PROMPT, RawEvent, full_row
 from kafkadiag.readers.logs.fastline import DROPPED, UNCACHEABLE, LineTemplates, Shape
@@ -80,7 +81,8 @@ class _LogReader:
         #: With the run's log conditions (``analyze``), lines of templates no rule can match get no row.
         self.prune = Pruner(ctx.options.log_conditions) if fast and ctx.options.log_conditions is not None else None
         self._plain_block = False
-        self._stamps: list[tuple[Shape, str]] = []  # pruned lines whose stamps the anchor has not taken yet
+        #: pruned lines (one by one, or runs of them) whose stamps the anchor has not taken yet
+        self._stamps: list[tuple[Shape, str] | PrunedRun] = []
         self._pruned_events = 0
         self.base = 0  # byte offset of the next block's first line
         self.line_no = 1  # line number of the next block's first line
@@ -115,7 +117,8 @@ class _LogReader:
         # Nothing for ``clean`` to undo on any line of the block: a line's raw text is its text.
         self._plain_block = data.isascii() and b"\\" not in data and b"\x1b" not in data and b"\r" not in data
         arrow = line_array(data, byte_starts)
-        self._stamped = stamp_mask(arrow).tolist()
+        stamped = stamp_mask(arrow)
+        self._stamped = stamped.tolist()
         keep = n if final or dropped else self._cut(n)
         if keep == 0:
             if len(data) < self.max_pending:
@@ -125,7 +128,11 @@ class _LogReader:
         if not self.doc_mode:
             self.ctx.report.kafka_lines += len(hits)  # a client's or broker's own lines, with or without an event
         self._claimed_blank = 0
-        claimed = self._events(hits, keep, byte_starts.tolist())
+        bulk = None
+        if self.prune is not None and self._plain_block and self.fast:
+            bulk = classify(data, arrow, byte_starts, hits, stamped, keep, self.templates.shapes(self.known_broker),
+                            self.prune.conditions, self.known_broker)
+        claimed = self._events(hits, keep, byte_starts.tolist(), bulk)
         if self.prune is not None:
             self.prune.settle()  # templates first seen in this block: decided for the next ones
             if self._stamps:
@@ -189,12 +196,26 @@ class _LogReader:
 
     # --- grouping ---------------------------------------------------------------------------------------
 
-    def _events(self, hits: np.ndarray, limit: int, byte_starts: list[int]) -> int:
-        """Emit the events that contain a hit line; return how many lines they span."""
+    def _events(self, hits: np.ndarray, limit: int, byte_starts: list[int], bulk: Classified | None = None) -> int:
+        """Emit the events that contain a hit line; return how many lines they span.
+
+        Runs of hit lines ``bulk`` classified (pruned events, chatter) are applied at once.
+        """
         claimed = 0
         prev_end = 0
         stamped = self._stamped
-        for h0 in hits.tolist():
+        hit_list = hits.tolist()
+        runs = bulk.runs() if bulk is not None else {}
+        k, n = 0, len(hit_list)
+        while k < n:
+            h0 = hit_list[k]
+            end = runs.get(k)
+            if end is not None and h0 >= prev_end and bulk.known_broker == self.known_broker:  # type: ignore[union-attr]
+                claimed += self._apply_run(bulk, hits, k, end)  # type: ignore[arg-type]
+                prev_end = hit_list[end - 1] + 1
+                k = end
+                continue
+            k += 1
             if h0 < prev_end:
                 continue
             if not stamped[h0] and PROMPT.match(self._text(h0)):
@@ -341,6 +362,35 @@ class _LogReader:
         if shape.family not in self.families:
             self._saw_family(shape.family)
 
+    def _apply_run(self, bulk: Classified, hits: np.ndarray, k0: int, k1: int) -> int:
+        """Hits ``k0:k1`` (classified lines, in a row): what ``_single`` does to each, at once.
+
+        Chatter lines change nothing; pruned ones advance the sequence, leave their stamps for
+        the anchor and their ids for the client map, in line order.
+        """
+        pruned = bulk.kinds[k0:k1] == PRUNED
+        count = int(np.count_nonzero(pruned))
+        if not count:
+            return 0
+        lines = hits[k0:k1][pruned]
+        sids = bulk.shape_ids[k0:k1][pruned]
+        self.seq += count
+        self._pruned_events += count
+        if not bulk.families <= self.families:
+            first = np.unique(sids, return_index=True)[1]
+            for sid in sids[np.sort(first)].tolist():
+                if bulk.shapes[sid].family not in self.families:
+                    self._saw_family(bulk.shapes[sid].family)
+        line_list, sid_list = lines.tolist(), sids.tolist()
+        self._stamps.append(PrunedRun(self._raw, line_list, sid_list, bulk.shapes))
+        naming = bulk.names_client[sids]
+        if naming.any():
+            txn_by_client = self.txn_by_client
+            for client, txn in client_ids(bulk.ids, self._raw, lines[naming].tolist(), sids[naming].tolist()):
+                if client and txn:
+                    txn_by_client[client] = txn
+        return count
+
     def _settle_anchor(self) -> None:
         """The anchor as the deferred stamps would have left it.
 
@@ -349,7 +399,7 @@ class _LogReader:
         replayed in order, as they would have been read.
         """
         stamps = self._stamps
-        for shape, text in reversed(stamps):
+        for shape, text in _newest_first(stamps):
             if shape.second is not None:
                 time_ms = shape.time_ms(text)
                 if time_ms >= 0:
@@ -360,7 +410,7 @@ class _LogReader:
             if stamp.ms >= 0:
                 self.anchor.last_ms = stamp.ms
                 break
-            for earlier, line in stamps:
+            for earlier, line in _in_order(stamps):
                 time_ms = earlier.time_ms(line)
                 if time_ms == -2:
                     self.anchor.resolve(earlier.stamp(line))
@@ -441,6 +491,22 @@ _TOOL_DEFAULTS = {c: ("" if c in ("level", "client_id", "transactional_id", "gro
                                   "exception", "root_cause", "exceptions", "state_from", "state_to", "txn_state")
                       else -1) for c in COLUMNS}
 _TOOL_DEFAULTS["time"] = -1
+
+
+def _newest_first(stamps: list) -> Iterator[tuple[Shape, str]]:
+    for entry in reversed(stamps):
+        if entry.__class__ is PrunedRun:
+            yield from entry.newest_first()
+        else:
+            yield entry
+
+
+def _in_order(stamps: list) -> Iterator[tuple[Shape, str]]:
+    for entry in stamps:
+        if entry.__class__ is PrunedRun:
+            yield from entry.in_order()
+        else:
+            yield entry
 
 
 def _line_starts(data: bytes) -> np.ndarray:

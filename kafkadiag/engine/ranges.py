@@ -20,6 +20,7 @@ import gc
 import io
 import multiprocessing
 import os
+import re
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
@@ -61,25 +62,60 @@ def range_workers() -> int:
 
 
 def cut_points(path: str, size: int, parts: int) -> list[int]:
-    """Range bounds ``[0, c1, ..., size]``: each inner cut at the start of a batch line.
+    """Range bounds ``[0, c1, ..., size]``: each inner cut at the start of a batch.
 
-    No cuts when the file's head shows a ``__transaction_state`` dump or no batch lines at all
-    (those inputs gain nothing from ranges and would be read twice).
+    A batch starts at a batch line; in a 0.11 - 2.1 deep dump (record lines only), at a record
+    line whose position differs from the record line right above it. No cuts when the file's
+    head shows a ``__transaction_state`` dump or neither (those inputs gain nothing from ranges
+    and would be read twice).
     """
     with open(path, "rb") as handle:
         head = handle.read(_HEAD)
-        if b"__transaction_state" in head or b"baseOffset: " not in head:
+        if b"__transaction_state" in head:
+            return [0, size]
+        if b"baseOffset: " in head:
+            find = _batch_line
+        elif _LEGACY_RECORD.search(head):
+            find = _legacy_batch_start
+        else:
             return [0, size]
         cuts = [0]
         for k in range(1, parts):
             nominal = size * k // parts
             handle.seek(nominal)
             window = handle.read(_CUT_WINDOW)
-            found = window.find(_BATCH_LINE)
+            found = find(window)
             if found >= 0 and nominal + found + 1 > cuts[-1]:
                 cuts.append(nominal + found + 1)
     cuts.append(size)
     return cuts
+
+
+def _batch_line(window: bytes) -> int:
+    """Offset of the newline before the first batch line of ``window``; -1 if none."""
+    return window.find(_BATCH_LINE)
+
+
+#: A 0.11 - 2.1 deep-iteration record line (``dump-log-format.md`` §4.1) and its position.
+_LEGACY_RECORD = re.compile(rb"(?m)^offset: -?\d+ position: (-?\d+) \w+: -?\d+ isvalid: \w+ keysize: .* producerId: ")
+
+
+def _legacy_batch_start(window: bytes) -> int:
+    """Offset of the newline before the first record line of ``window`` that starts a batch: the
+    line above is a record line of another position (so no payload or batch runs on over the cut)."""
+    pos = window.find(b"\n")
+    while 0 <= pos < len(window):
+        nxt = window.find(b"\n", pos + 1)
+        if nxt < 0:
+            return -1
+        above = _LEGACY_RECORD.match(window, pos + 1, nxt)
+        if above is not None:
+            after = window.find(b"\n", nxt + 1)
+            below = _LEGACY_RECORD.match(window, nxt + 1, after if after >= 0 else len(window))
+            if below is not None and after >= 0 and below.group(1) != above.group(1) and int(above.group(1)) >= 0:
+                return nxt
+        pos = nxt
+    return -1
 
 
 class _Range(io.RawIOBase):

@@ -19,6 +19,7 @@ import pandas as pd
 from kafkadiag.readers.base import ReadContext
 from kafkadiag.readers.blocks import BLOCK_SIZE, LINE_CAP, Block, index_block, iter_blocks
 from kafkadiag.readers.dumplog_fast import BATCH, OTHER, RECORD, ScannedBlock, fast_line, scan_block
+from kafkadiag.readers.dumplog_legacy import LegacyColumns
 from kafkadiag.readers.dumplog_lines import has_content, parse_record
 from kafkadiag.readers.dumplog_parser import DumpParser, SectionState
 from kafkadiag.readers.eras import EraTracker
@@ -109,6 +110,9 @@ class _BlockReader:
         if block.truncated:
             self.parser.feed(bytes(block.data[: int(block.ends[0])]), block.first_line, block.base_byte, truncated=True)
             return
+        if scanned is not None and scanned.legacy is not None:
+            self.legacy(scanned)
+            return
         if scanned is None or scanned.batches is None:
             self.general(block, 0, block.nlines)
             return
@@ -167,10 +171,115 @@ class _BlockReader:
                     self.general(block, b0, first + 1)
                     pos = first + 1
                     continue
-            self.fast_stretch(sb, b0, end)
+            if not self._context_fits():
+                self.general(block, b0, end)
+            else:
+                self.fast_stretch(sb, b0, end)
             if end == n:
                 self._carry_state(sb, b0, end)
             pos = end
+
+    def legacy(self, sb: ScannedBlock) -> None:
+        """A block of 0.11 - 2.1 record lines: runs of them regrouped at once, the rest line by line."""
+        block = sb.block
+        lc: LegacyColumns = sb.legacy  # type: ignore[assignment]
+        n = block.nlines
+        pos = 0
+        while pos < n:
+            if self.parser.section_txn:
+                self.general(block, pos, n)
+                return
+            k = int(np.searchsorted(lc.idx, pos))
+            if k == len(lc.idx):
+                self.general(block, pos, n)
+                return
+            a = int(lc.idx[k])
+            if a > pos:
+                self.general(block, pos, a)
+                pos = a
+                continue
+            end = int(lc.run_end[k])
+            if self.parser.section_txn is None:
+                content = np.flatnonzero(lc.content[k:k + end - a])
+                if len(content):  # the first key or payload tells a data dump from ``__transaction_state``
+                    first = a + int(content[0])
+                    self.general(block, a, first + 1)
+                    pos = first + 1
+                    continue
+            self.legacy_stretch(sb, k, end)
+            pos = end
+
+    def legacy_stretch(self, sb: ScannedBlock, k: int, end: int) -> None:
+        """Record lines ``idx[k]..end-1``: whole batches as rows; the first batch (when the parser
+        holds one it may join) and the last (the next lines may join it) go through the line parser."""
+        block = sb.block
+        lc: LegacyColumns = sb.legacy  # type: ignore[assignment]
+        a = int(lc.idx[k])
+        r1 = k + end - a
+        position, control = lc.position[k:r1], lc.control[k:r1]
+        new = np.ones(r1 - k, dtype=bool)
+        new[1:] = control[1:] | control[:-1] | (position[1:] < 0) | (position[1:] != position[:-1])
+        starts = np.flatnonzero(new)
+        first_fast = 1 if self.parser.group is not None else 0
+        if len(starts) - 1 <= first_fast or not self._context_fits():
+            self.general(block, a, end)
+            return
+        fa, fb = a + int(starts[first_fast]), a + int(starts[-1])
+        self.general(block, a, fa)
+        parser = self.parser
+        parser.flush()
+        g0 = starts[first_fast:-1] + k  # ranks of the fast batches' first records
+        g1 = starts[first_fast + 1:] + k  # ... and of the record after each
+        r0 = int(g0[0])
+        rel = g0 - r0
+        lines = lc.idx[g0]
+        ctl = lc.control[g0]
+        n = len(g0)
+        file_id, topic, partition, segment = parser.batch_context()
+        line_no = lines + block.first_line
+        byte = block.starts[lines] + block.base_byte
+        cols: dict[str, np.ndarray] = {
+            "file_id": np.full(n, file_id, dtype=np.int32),
+            "line": line_no,
+            "byte": byte,
+            "marker_line": np.where(ctl, line_no, -1),
+            "marker_byte": np.where(ctl, byte, -1),
+            "topic": np.full(n, topic, dtype=object),
+            "partition": np.full(n, partition, dtype=np.int32),
+            "segment": np.full(n, segment, dtype=np.int64),
+            "base_offset": lc.offset[g0],
+            "last_offset": lc.offset[g1 - 1],
+            "count": np.full(n, -1, dtype=np.int64),
+            "base_sequence": lc.sequence[g0],
+            "last_sequence": lc.sequence[g1 - 1],
+            "producer_id": lc.producer_id[g0],
+            "producer_epoch": lc.producer_epoch[g0],
+            "partition_leader_epoch": np.full(n, -1, dtype=np.int64),
+            "is_transactional": lc.is_transactional[g0],
+            "is_control": ctl,
+            "marker": lc.marker[g0],
+            "coordinator_epoch": lc.coordinator_epoch[g0].astype(np.int32),
+            "timestamp": np.maximum.reduceat(lc.timestamp[r0:int(g1[-1])], rel),
+            "timestamp_type": lc.timestamp_type[g0],
+            "position": lc.position[g0],
+            "size": np.full(n, -1, dtype=np.int64),
+            "magic": lc.magic[g0],
+            "codec": lc.codec[g0],
+            "is_valid": np.logical_and.reduceat(lc.is_valid[r0:int(g1[-1])], rel),
+        }
+        if self.wanted is not None:
+            cols = {name: column for name, column in cols.items() if name in self.wanted}
+        for shape in lc.shapes:
+            self.eras.add(shape)
+        parser.saw_batch()
+        parser.fast_columns(cols)
+        self.general(block, fb, end)
+
+    def _context_fits(self) -> bool:
+        """The section's partition and segment fit their columns (the line parser counts a row
+        that does not as a skip; a column of them could not even be built)."""
+        _file_id, _topic, partition, segment = self.parser.batch_context()
+        return -(1 << 31) <= partition < (1 << 31) and -(1 << 63) <= segment < (1 << 63)
 
     def _carry_state(self, sb: ScannedBlock, a: int, b: int) -> None:
         """Leave the line parser as it would be after lines a..b-1 (the next block may continue a payload)."""

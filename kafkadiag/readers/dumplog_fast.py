@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from kafkadiag.readers.blocks import LINE_CAP, Block
+from kafkadiag.readers.dumplog_legacy import scan_legacy
 from kafkadiag.readers.dumplog_lines import (
     BATCH_PREFIX,
     END_TXN_PATTERN,
@@ -73,6 +74,7 @@ class Layout:
     shapes: tuple[str, ...]
     ts_label: bool = True  # parse the timestamp type name (only needed for ``timestamp_type``)
     codec_shape: str | None = None  # era evidence of the codec spelling on the layout's own line
+    names: tuple[str, ...] = ()  # the field name of every even column (``name:``), as the first line has them
 
     def only(self, wanted: frozenset[str] | None) -> Layout:
         """The layout parsing only ``wanted`` columns and those the fast path derives others from.
@@ -138,7 +140,8 @@ def layout_of(line: bytes) -> Layout | None:
         else:
             shapes.append("batch-control-isvalid-mid")
     codec_shape = codec_name(tokens[codec])[1] if codec is not None else None
-    return Layout(len(tokens), ints, bools, codec, ts_name, tuple(shapes), codec_shape=codec_shape)
+    return Layout(len(tokens), ints, bools, codec, ts_name, tuple(shapes), codec_shape=codec_shape,
+                  names=tuple(t.decode("latin-1") for t in tokens[0::2]))
 
 
 @dataclass
@@ -162,6 +165,7 @@ class ScannedBlock:
     special: np.ndarray  # line indices of lines the line parser must see
     batches: BatchColumns | None
     record_sample: bytes | None = None  # first record line, for era evidence
+    legacy: object = None  # ``dumplog_legacy.LegacyColumns`` of a block of 0.11 - 2.1 record lines
 
 
 def fast_line(block: Block, i: int) -> bytes:
@@ -258,6 +262,9 @@ def _read_table(lines: pa.BinaryArray, block: Block, batch_idx: np.ndarray, layo
             types[f"c{layout.ts_name}"] = pa.dictionary(pa.int32(), pa.string())
     for col in layout.bools.values():
         types[f"c{col}"] = pa.bool_()
+    name_columns = [f"c{i}" for i in range(0, layout.ncols, 2) if f"c{i}" not in types]
+    for column in name_columns:  # every line must name its fields as the first one does
+        types[column] = pa.dictionary(pa.int32(), pa.binary())
     if layout.codec is not None:
         types[f"c{layout.codec}"] = pa.dictionary(pa.int32(), pa.string())
     convert = pacsv.ConvertOptions(
@@ -274,9 +281,23 @@ def _read_table(lines: pa.BinaryArray, block: Block, batch_idx: np.ndarray, layo
         table = pacsv.read_csv(pa.BufferReader(buf), read_options=read, parse_options=_CSV_PARSE, convert_options=convert)
     except (pa.ArrowInvalid, pa.ArrowTypeError):
         return None
-    if table.num_rows != len(batch_idx):
+    if table.num_rows != len(batch_idx) or not _names_agree(table, name_columns, layout.names):
         return None
     return table
+
+
+_TS_LABELS = frozenset(name.decode() + ":" for name in TS_TYPES)
+
+
+def _names_agree(table: pa.Table, columns: list[str], names: tuple[str, ...]) -> bool:
+    """Each name column holds the first line's name only (any timestamp type where it has one)."""
+    for column in columns:
+        expected = names[int(column[1:]) // 2]
+        allowed = _TS_LABELS if expected in _TS_LABELS else {expected}
+        for chunk in table.column(column).chunks:
+            if not {v.decode("latin-1") for v in chunk.dictionary.to_pylist()} <= allowed:
+                return False
+    return True
 
 
 def _dict_column(column: pa.ChunkedArray, mapper) -> np.ndarray | None:
@@ -429,6 +450,9 @@ def scan_block(block: Block, wanted: frozenset[str] | None = None) -> ScannedBlo
     if special is not None:
         batches = parse_batches(block, cls, batch_idx, wanted)
     sample = fast_line(block, int(record_idx[0])) if len(record_idx) else None
+    legacy = None
+    if batches is None and not len(batch_idx):
+        legacy = scan_legacy(block, _line_array(block))
     return ScannedBlock(
         block=block,
         cls=cls,
@@ -436,4 +460,5 @@ def scan_block(block: Block, wanted: frozenset[str] | None = None) -> ScannedBlo
         special=special if special is not None else np.empty(0, dtype=np.int64),
         batches=batches,
         record_sample=sample,
+        legacy=legacy,
     )

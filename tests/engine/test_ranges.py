@@ -26,6 +26,8 @@ import simulate  # noqa: E402
 CASES = [
     ("sequence-duplicate", "3.3"), ("sequence-gap", "2.4.1"), ("fencing", "4.1"), ("mixed", "3.3"),
     ("restart", "2.8"), ("lost-marker", "3.5"), ("hanging", "2.4"), ("timeout", "4.0"),
+    # 0.11 - 2.1 deep dumps: record lines only, cut where a batch's position starts
+    ("fencing", "2.0"), ("sequence-gap", "0.11"), ("mixed", "2.1"), ("hanging", "1.1"),
 ]
 
 
@@ -63,7 +65,7 @@ def test_ranges_give_the_same_facts_as_one_read(tmp_path, monkeypatch, scenario:
         assert summary(parts) == summary(whole_parts)
 
 
-@pytest.mark.parametrize("era", ["3.3", "2.4.1"])
+@pytest.mark.parametrize("era", ["3.3", "2.4.1", "2.0"])
 def test_ranges_that_start_inside_a_partition_meet_its_later_segments(tmp_path, monkeypatch, era: str) -> None:
     """A partition dumped as many segments: a range begins inside one and reads the next ones by name."""
     from kafkasim import generate_bulk

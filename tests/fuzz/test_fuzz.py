@@ -27,6 +27,10 @@ from kafkadiag.inputs import InputStream, cr_only
 from kafkadiag.lint.load import InputError, read_config
 from kafkadiag.readers import read_input
 from kafkadiag.readers.base import InputReport, ReadOptions
+from kafkadiag.readers import dumplog_fast, dumplog_legacy
+from kafkadiag.readers.dumplog import read_dump
+from kafkadiag.readers.base import ReadContext
+from kafkadiag.readers.logs import reader as log_reader
 from kafkadiag.readers.logs.prune import Pruner
 from kafkadiag.ruleset import RuleError, load_rules
 from kafkadiag.ruleset.loader import parse_rule_text
@@ -85,10 +89,31 @@ def _kept(data: bytes) -> tuple[dict, pd.DataFrame]:
 def test_a_pruned_log_read_keeps_the_rows_and_report_of_a_full_read(data: bytes) -> None:
     _kept(data)  # the templates of this input are decided (a process's first lines get full rows)
     pruned_report, pruned = _kept(data)
-    with mock.patch.object(Pruner, "keeps", lambda self, shape: True):
+    with mock.patch.object(Pruner, "keeps", lambda self, shape: True), \
+            mock.patch.object(log_reader, "classify", lambda *args: None):  # the verdicts stay on the shapes
         full_report, full = _kept(data)
     assert pruned_report == full_report
     pd.testing.assert_frame_equal(pruned, full)
+
+
+def _dump_rows(data: bytes, fast: bool) -> tuple[dict, dict[str, pd.DataFrame]]:
+    report = InputReport("input")
+    ctx = ReadContext(0, "input", ReadOptions(chunk_rows=512), report)
+    parts: dict[str, list[pd.DataFrame]] = {}
+    for name, frame in read_dump(io.BytesIO(data), ctx, fast=fast, block_size=4096):
+        parts.setdefault(name, []).append(frame)
+    return report.to_json(), {name: pd.concat(frames, ignore_index=True) for name, frames in parts.items()}
+
+
+@given(mutated(DUMPS))
+def test_the_vectorised_dump_paths_read_exactly_what_the_line_parser_reads(data: bytes) -> None:
+    with mock.patch.object(dumplog_fast, "MIN_FAST_BATCHES", 4), mock.patch.object(dumplog_legacy, "MIN_RECORDS", 4):
+        fast_report, fast = _dump_rows(data, fast=True)
+    slow_report, slow = _dump_rows(data, fast=False)
+    assert fast_report == slow_report
+    assert fast.keys() == slow.keys()
+    for name in fast:
+        pd.testing.assert_frame_equal(fast[name], slow[name])
 
 
 @given(st.binary(max_size=3000))

@@ -18,8 +18,8 @@ import pandas as pd
 
 from kafkadiag.readers.base import ReadContext
 from kafkadiag.readers.blocks import BLOCK_SIZE, LINE_CAP, Block, index_block, iter_blocks
-from kafkadiag.readers.dumplog_fast import BATCH, OTHER, RECORD, ScannedBlock, fast_line, scan_block
-from kafkadiag.readers.dumplog_legacy import LegacyColumns
+from kafkadiag.readers.dumplog_fast import BATCH, OTHER, RECORD, ScannedBlock, fast_line, line_array, scan_block
+from kafkadiag.readers.dumplog_legacy import LegacyColumns, scan_legacy
 from kafkadiag.readers.dumplog_lines import has_content, parse_record
 from kafkadiag.readers.dumplog_parser import DumpParser, SectionState
 from kafkadiag.readers.eras import EraTracker
@@ -85,7 +85,10 @@ def read_dump(
 def _scan(block: Block, wanted: frozenset[str] | None = None) -> ScannedBlock | Block:
     if block.truncated:
         return block
-    return scan_block(index_block(block), wanted)
+    scanned = scan_block(index_block(block), wanted)
+    if scanned.batches is None and not len(scanned.batch_idx):  # no batch line: maybe a 0.11 - 2.1 deep dump
+        scanned.legacy = scan_legacy(scanned.block, line_array(scanned.block))
+    return scanned
 
 
 def _release(item: ScannedBlock | Block) -> None:

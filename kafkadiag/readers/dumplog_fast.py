@@ -25,7 +25,6 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from kafkadiag.readers.blocks import LINE_CAP, Block
-from kafkadiag.readers.dumplog_legacy import scan_legacy
 from kafkadiag.readers.dumplog_lines import (
     BATCH_PREFIX,
     END_TXN_PATTERN,
@@ -241,7 +240,7 @@ def _special_lines(block: Block, cls: np.ndarray) -> np.ndarray | None:
 _CSV_PARSE = pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False)
 
 
-def _line_array(block: Block) -> pa.BinaryArray:
+def line_array(block: Block) -> pa.BinaryArray:
     """All lines of the block (each with its newline) as one Arrow array over the block buffer."""
     offsets = np.empty(block.nlines + 1, dtype=np.int32)  # blocks are far below 2 GiB
     offsets[:-1] = block.starts
@@ -300,7 +299,7 @@ def _names_agree(table: pa.Table, columns: list[str], names: tuple[str, ...]) ->
     return True
 
 
-def _dict_column(column: pa.ChunkedArray, mapper) -> np.ndarray | None:
+def dict_column(column: pa.ChunkedArray, mapper) -> np.ndarray | None:
     """Map a dictionary-encoded text column through ``mapper`` to an object array."""
     out = np.empty(len(column), dtype=object)
     pos = 0
@@ -334,7 +333,7 @@ def parse_batches(
     if layout is None:
         return None
     layout = layout.only(wanted)
-    lines = _line_array(block)
+    lines = line_array(block)
     table = _read_table(lines, block, batch_idx, layout)
     if table is None:
         return None
@@ -346,7 +345,7 @@ def parse_batches(
     shapes = list(layout.shapes)
     if layout.ts_name is not None:
         if layout.ts_label:
-            labels = _dict_column(table.column(f"c{layout.ts_name}"), _ts_label)
+            labels = dict_column(table.column(f"c{layout.ts_name}"), _ts_label)
             if labels is None:
                 return None
             values["timestamp_type"] = labels
@@ -364,7 +363,7 @@ def parse_batches(
                 seen.add(shape)
             return name
 
-        codecs = _dict_column(table.column(f"c{layout.codec}"), norm)
+        codecs = dict_column(table.column(f"c{layout.codec}"), norm)
         if codecs is None:
             return None
         values["codec"] = codecs
@@ -450,9 +449,6 @@ def scan_block(block: Block, wanted: frozenset[str] | None = None) -> ScannedBlo
     if special is not None:
         batches = parse_batches(block, cls, batch_idx, wanted)
     sample = fast_line(block, int(record_idx[0])) if len(record_idx) else None
-    legacy = None
-    if batches is None and not len(batch_idx):
-        legacy = scan_legacy(block, _line_array(block))
     return ScannedBlock(
         block=block,
         cls=cls,
@@ -460,5 +456,4 @@ def scan_block(block: Block, wanted: frozenset[str] | None = None) -> ScannedBlo
         special=special if special is not None else np.empty(0, dtype=np.int64),
         batches=batches,
         record_sample=sample,
-        legacy=legacy,
     )

@@ -23,6 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from kafkadiag.readers.blocks import Block
+from kafkadiag.readers.dumplog_fast import dict_column
 from kafkadiag.readers.dumplog_lines import TS_TYPES, codec_name, end_txn_marker
 
 #: Fewer record lines than this in a block: the line parser is as quick.
@@ -143,25 +144,12 @@ def _read(text: bytes, ncols: int, epoch: bool) -> pa.Table | None:
         return None
 
 
-def _decoded(column: pa.ChunkedArray, mapper) -> np.ndarray | None:
-    out = np.empty(len(column), dtype=object)
-    pos = 0
-    for chunk in column.chunks:
-        values = [mapper(v) for v in chunk.dictionary.to_pylist()]
-        if any(v is None for v in values):
-            return None
-        lookup = np.array(values + [None], dtype=object)[:-1]
-        out[pos:pos + len(chunk)] = lookup[chunk.indices.to_numpy(zero_copy_only=False)]
-        pos += len(chunk)
-    return out
-
-
 def _codecs(column: pa.ChunkedArray) -> tuple[np.ndarray | None, list[str]]:
     """Lower-case codec names, and the era shapes of their spellings in order of first appearance."""
-    names = _decoded(column, lambda text: codec_name(text.encode())[0])
+    names = dict_column(column, lambda text: codec_name(text.encode())[0])
     if names is None:
         return None, []
-    raw = _decoded(column, lambda text: text)
+    raw = dict_column(column, lambda text: text)
     shapes: dict[str, None] = {}
     if raw is not None and len(raw):
         _, first = np.unique(raw, return_index=True)
@@ -173,4 +161,4 @@ def _codecs(column: pa.ChunkedArray) -> tuple[np.ndarray | None, list[str]]:
 
 
 def _labels(column: pa.ChunkedArray) -> np.ndarray | None:
-    return _decoded(column, lambda text: TS_TYPES.get(text[:-1].encode()) if text.endswith(":") else None)
+    return dict_column(column, lambda text: TS_TYPES.get(text[:-1].encode()) if text.endswith(":") else None)

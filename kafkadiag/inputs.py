@@ -25,6 +25,8 @@ import zlib
 from dataclasses import dataclass
 from typing import BinaryIO, Callable
 
+from .gunzip import CORRUPT_ERRORS, GzipStream
+
 GZIP_MAGIC = b"\x1f\x8b"
 STDIN_NAME = "-"
 EVIDENCE_MAX_CHARS = 500
@@ -317,7 +319,7 @@ class InputStream(io.RawIOBase):
                     want -= len(piece)
         except EOFError:
             self.error = f"truncated gzip stream after {self.position + size - want} bytes"
-        except (zlib.error, gzip.BadGzipFile) as exc:
+        except CORRUPT_ERRORS as exc:
             at = self.position + size - want
             if at > 0 and str(exc).startswith("Not a gzipped file"):
                 # Bytes after a complete gzip member that do not start another one: gzip -d says
@@ -382,7 +384,7 @@ def open_input(path: str, open_raw: RawOpener = _open_file) -> InputStream:
         raise
     if head[:2] == GZIP_MAGIC:
         cr_lines = _gzip_cr_only(handle)
-        return InputStream(gzip.GzipFile(fileobj=handle, mode="rb"), compressed=True, cr_lines=cr_lines)  # type: ignore[arg-type]
+        return InputStream(GzipStream(handle), compressed=True, cr_lines=cr_lines)  # type: ignore[arg-type]
     return InputStream(handle, compressed=False, cr_lines=cr_only(head))
 
 

@@ -23,6 +23,9 @@ from .payloads import payload_pool
 from .util import MARKER_BATCH_SIZE, batch_size, zigzag_len
 
 FLUSH_BATCHES = 400  # batches per write (~0.5-1 MB of text)
+#: The simulated producers' transaction.timeout.ms (the client default): the summary counts the
+#: committed transactions that lasted 80 % of it or longer (those a timeout would soon have hit).
+TIMEOUT_MS = 60_000
 
 
 @dataclass(slots=True)
@@ -36,6 +39,7 @@ class BulkProducer:
     epoch: int = 0
     seq: int = 0
     open_first: int = -1
+    first_time: int = -1  # the open transaction's earliest batch timestamp
     remaining: int = 0
     silent: bool = False
 
@@ -90,13 +94,13 @@ class BulkWriter:
     """Writes batches of one partition as dump text; counts what it wrote for the summary."""
 
     def __init__(self, era: Era, out: BinaryIO, seed: int, producers: int, deep: bool, print_data: bool,
-                 segment_bytes: int, path_prefix: str, pid_base: int = 0) -> None:
+                 segment_bytes: int, path_prefix: str, pid_base: int = 0, pool: list[PoolEntry] | None = None) -> None:
         self.era = era
         self.out = out
         self.rng = random.Random(seed)
         self.deep = deep or (print_data and era.print_implies_deep)
         self.print_batch = (not self.deep) or era.batch_lines_in_deep
-        self.pool = _pool(era, random.Random(seed + 1), print_data and self.deep)
+        self.pool = pool if pool is not None else _pool(era, random.Random(seed + 1), print_data and self.deep)
         self.producers = _producers(self.rng, producers, pid_base)
         self.segment_bytes = segment_bytes
         self.path_prefix = path_prefix
@@ -109,7 +113,9 @@ class BulkWriter:
         self.coordinator_epoch = self.rng.randrange(0, 30)
         self.buf: list[str] = []
         self.written = 0
-        self.stats = {"batches": 0, "records": 0, "commits": 0, "aborts": 0, "segments": 0}
+        self.stats = {"batches": 0, "records": 0, "commits": 0, "aborts": 0, "segments": 0,
+                      "committed_near_timeout": 0}
+        self.end_time = -1  # the latest batch timestamp written
         self.segments: list[int] = []
         self._pool_i = 0
         self._new_segment()
@@ -133,6 +139,7 @@ class BulkWriter:
         self.position += b.size
         self.offset = b.last_offset + 1
         self.stats["batches"] += 1
+        self.end_time = max(self.end_time, b.max_timestamp)
 
     def data_batch(self, p: BulkProducer) -> None:
         """A data batch of 1-10 records from producer `p`."""
@@ -164,6 +171,8 @@ class BulkWriter:
             lines = []
         self._emit(b, lines)
         p.seq = (seq + n) % 2147483648
+        if p.txn:
+            p.first_time = last_ts if p.open_first < 0 else min(p.first_time, last_ts)
         if p.txn and p.open_first < 0:
             p.open_first = base
         self.stats["records"] += n
@@ -179,7 +188,9 @@ class BulkWriter:
             lines.append(self.record(ctx, b.base_offset, self.now, 4, 6, -1, "")
                          + fmt.marker_suffix("COMMIT" if commit else "ABORT", self.coordinator_epoch) + "\n")
         self._emit(b, lines)
-        p.open_first = -1
+        if commit and self.now - p.first_time >= TIMEOUT_MS * 0.8:
+            self.stats["committed_near_timeout"] += 1
+        p.open_first, p.first_time = -1, -1
         if self.protocol == 2:
             p.epoch, p.seq = epoch, 0
         self.stats["commits" if commit else "aborts"] += 1
@@ -216,8 +227,8 @@ class BulkWriter:
         self.buf.clear()
 
     def open_transactions(self) -> list[dict]:
-        return [{"producer_id": p.pid, "epoch": p.epoch, "first_offset": p.open_first, "hanging": p.silent}
-                for p in self.producers if p.open_first >= 0]
+        return [{"producer_id": p.pid, "epoch": p.epoch, "first_offset": p.open_first, "hanging": p.silent,
+                 "first_time": p.first_time} for p in self.producers if p.open_first >= 0]
 
 
 def generate_bulk(path: str | Path, size: int | str, era: str = "3.3", seed: int = 1, producers: int = 200,
@@ -248,7 +259,7 @@ def generate_bulk(path: str | Path, size: int | str, era: str = "3.3", seed: int
         "deep_iteration": w.deep, "print_data_log": print_data, "requested_bytes": size_bytes,
         "bytes": w.written, "seconds": round(elapsed, 3), "mb_per_s": round(w.written / 1e6 / max(elapsed, 1e-9), 1),
         "segments": w.segments, **w.stats, "endTxnMarker_lines": w.stats["commits"] + w.stats["aborts"],
-        "open_transactions": w.open_transactions(),
+        "open_transactions": w.open_transactions(), "end_time": w.end_time, "timeout_ms": TIMEOUT_MS,
     }
     Path(str(path) + ".expected.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
     return summary

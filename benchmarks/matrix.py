@@ -25,7 +25,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -41,9 +40,9 @@ from kafkasim import generate_bulk, parse_size  # noqa: E402
 from kafkasim.bulk import FLUSH_BATCHES, TIMEOUT_MS, BulkWriter, _pool  # noqa: E402
 from kafkasim.eras import get_era  # noqa: E402
 from run import find_kafkadiag, run_timed  # noqa: E402
+from truth import compare, dump_truth, observed, txn_state_truth  # noqa: E402
 
 FORMAT = "kafkadiag-matrix/1"
-MAX_TIMEOUT_MS = 900_000  # transaction.max.timeout.ms (broker default): the hanging rule's upper bound
 TARGETS = {"dump_ratio": 4.0, "gzip_ratio": 1.5, "peak_mb": 256.0, "log_mb_per_s": 150.0}
 
 
@@ -52,7 +51,7 @@ class Case:
     """One input of the matrix: files to analyze, the truth, and the baseline command."""
 
     name: str
-    kind: str  # dump | gzip | log
+    kind: str  # dump | txn-state | gzip | log
     files: list[Path]
     truth: dict
     baseline: list[str]
@@ -71,25 +70,6 @@ class Row:
     got: dict = field(default_factory=dict)
     mismatches: list[str] = field(default_factory=list)
     error: str = ""
-
-
-# ------------------------------------------------------------------------------------------
-# Truth of a bulk dump, from the simulator's summary
-
-def dump_truth(summaries: list[dict]) -> dict:
-    """Counts over the partitions: batches, commits, aborts, open; the findings the simulator decides."""
-    truth: Counter = Counter()
-    findings: Counter = Counter()
-    for s in summaries:
-        truth.update(batches=s["batches"], committed=s["commits"], aborted=s["aborts"], open=len(s["open_transactions"]))
-        for t in s["open_transactions"]:
-            age = s["end_time"] - t["first_time"]
-            if age <= s["timeout_ms"]:
-                findings["HNG009"] += 1  # open, still within its timeout: no harm yet
-            elif age <= MAX_TIMEOUT_MS:
-                findings["HNG002"] += 1  # open past transaction.timeout.ms: hanging
-        findings["TMO004"] += s["committed_near_timeout"]
-    return {**dict(truth), "findings": dict(findings)}
 
 
 def bulk_case(name: str, size: int, era: str, seed: int, keep: bool, **options) -> Case:
@@ -140,6 +120,20 @@ def partitions_case(size: int, partitions: int, seed: int) -> Case:
     return Case(name, "dump", [path], truth, ["grep", "-c", "endTxnMarker", str(path)], notes=notes)
 
 
+def txn_state_case(ids: int, seed: int) -> Case:
+    """``ids`` transactional ids through a few completed transactions each, in one decoder dump."""
+    from kafkasim.txnbulk import generate_txn_state
+
+    name = f"txn-state-{ids // 1000}k"
+    path = OUT / f"matrix-{name}-seed{seed}.txt"
+    meta = Path(str(path) + ".expected.json")
+    summary = json.loads(meta.read_text()) if path.exists() and meta.exists() else None
+    if summary is None or summary.get("bytes") != path.stat().st_size:
+        summary = generate_txn_state(path, ids, era="3.3", seed=seed)
+    return Case(name, "txn-state", [path], txn_state_truth(summary), ["grep", "-c", "transactionalId=", str(path)],
+                notes=f"era 3.3 --transaction-log-decoder, {ids:,} ids")
+
+
 def gzip_case(source: Case) -> Case:
     path = Path(str(source.files[0]) + ".gz")
     if not path.exists() or path.stat().st_mtime < source.files[0].stat().st_mtime:
@@ -152,7 +146,7 @@ def gzip_case(source: Case) -> Case:
 def log_case(size: int, seed: int) -> Case:
     """A Spring Boot application log with Kafka client chatter and errors, and the real librdkafka
     debug captures repeated: two inputs of one run; the truth is their Kafka event count."""
-    from log_speed import java_log, librdkafka_log, events_of  # noqa: F401
+    from log_speed import java_log, librdkafka_log
 
     java, java_events = java_log(size // 2, seed)
     rdkafka, copies = librdkafka_log(size // 2)
@@ -177,25 +171,6 @@ def _unit_events() -> int:
 
 # ------------------------------------------------------------------------------------------
 # Measuring
-
-def observed(report: dict, kind: str) -> dict:
-    """What kafkadiag's JSON report says, in the truth's terms."""
-    if kind == "log":
-        return {"events": int(sum(i["events"] for i in report["inputs"]))}
-    s = report["summary"]
-    findings = Counter(f["rule"] for f in report["findings"])
-    return {"batches": s["batches"], "committed": s["committed"], "aborted": s["aborted"], "open": s["open"],
-            "findings": dict(findings)}
-
-
-def compare(truth: dict, got: dict) -> list[str]:
-    out = [f"{k}: {got.get(k)} != {v}" for k, v in truth.items() if k != "findings" and got.get(k) != v]
-    for rule, count in truth.get("findings", {}).items():
-        seen = got.get("findings", {}).get(rule, 0)
-        if seen != count:
-            out.append(f"{rule} findings: {seen} != {count}")
-    return out
-
 
 def measure(case: Case, exe: str, runs: int) -> Row:
     row = Row(case)
@@ -228,7 +203,7 @@ def verdicts(row: Row) -> dict:
     mb = text_mb(row.case)
     ratio = row.seconds / max(row.baseline_seconds, 1e-9)
     out = {"truth": not row.mismatches and not row.error, "peak": row.peak_mb <= TARGETS["peak_mb"]}
-    if row.case.kind == "dump":
+    if row.case.kind in ("dump", "txn-state"):
         out["speed"] = ratio <= TARGETS["dump_ratio"]
     elif row.case.kind == "gzip":
         out["speed"] = ratio <= TARGETS["gzip_ratio"]
@@ -280,6 +255,7 @@ def build_cases(size: int, seed: int, keep: bool, only: set[str] | None) -> list
         ("dense", lambda: bulk_case("dense", size, "3.3", seed, keep, producers=5000, print_data=False)),
         ("incidents", lambda: bulk_case("incidents", size, "3.3", seed, keep, producers=20000, print_data=False)),
         ("partitions-10k", lambda: partitions_case(size, 10_000, seed)),
+        ("txn-state-100k", lambda: txn_state_case(100_000, seed)),
         ("mixed-log", lambda: log_case(size, seed)),
     ]
     for name, build in builders:

@@ -33,7 +33,9 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 from kafkasim import generate_bulk, get_era, parse_size  # noqa: E402
+from truth import compare, dump_truth, observed  # noqa: E402
 
+REPORT = OUT / "run-report.json"
 MAX_RATIO = 6.0  # kafkadiag may take at most 6x as long as grep -c
 MAX_RSS_MB = 300.0
 GENERATOR_FORMAT = "kafkadiag-sim-bulk/1"
@@ -140,7 +142,7 @@ def cached_summary(path: Path, era: str, size: int, seed: int) -> dict | None:
     except ValueError:
         return None
     same = (s.get("format") == GENERATOR_FORMAT and s.get("era") == era and s.get("seed") == seed
-            and s.get("requested_bytes") == size and s.get("bytes") == path.stat().st_size)
+            and s.get("requested_bytes") == size and s.get("bytes") == path.stat().st_size and "end_time" in s)
     return s if same else None
 
 
@@ -180,7 +182,7 @@ def measure(path: Path, runs: int) -> dict:
         if grep.returncode not in (0, 1) or not grep.stdout.strip().isdigit():
             sys.exit(f"grep failed (exit {grep.returncode}): {grep.stderr.strip()}")
         greps.append(grep)
-        kd = run_timed([exe, "analyze", "--format", "json", str(path)])
+        kd = run_timed([exe, "analyze", "--format", "json", "-o", str(REPORT), str(path)])
         if kd.returncode not in (0, 1):
             print(f"FAIL: `kafkadiag analyze --format json {path.name}` exited with {kd.returncode}", file=sys.stderr)
             print(kd.stderr.rstrip()[-2000:], file=sys.stderr)
@@ -188,7 +190,9 @@ def measure(path: Path, runs: int) -> dict:
         kds.append(kd)
     grep = min(greps, key=lambda r: r.seconds)
     best = min(kds, key=lambda r: r.seconds)
-    return {"grep": grep, "grep_count": int(grep.stdout.strip()), "kafkadiag": best, "runs": runs,
+    report = json.loads(REPORT.read_text())
+    REPORT.unlink(missing_ok=True)
+    return {"observed": observed(report, "dump"),"grep": grep, "grep_count": int(grep.stdout.strip()), "kafkadiag": best, "runs": runs,
             "kafkadiag_seconds_all": [round(r.seconds, 3) for r in kds], "grep_seconds_all": [round(r.seconds, 3) for r in greps],
             "kafkadiag_rss_mb": max(r.max_rss_mb for r in kds), "kafkadiag_pss_mb": max(r.peak_pss_mb for r in kds),
             "kafkadiag_exit": best.returncode}
@@ -203,7 +207,10 @@ def results_doc(path: Path, summary: dict, m: dict, reused: bool) -> dict:
     # The memory figure is the larger of the biggest single process's peak RSS and the peak of
     # all kafkadiag processes' PSS summed (sampled): neither parallel reading nor sampling hides memory.
     rss = max(m["kafkadiag_rss_mb"], m["kafkadiag_pss_mb"])
+    truth = dump_truth([summary])
+    mismatches = compare(truth, m["observed"])
     return {
+        "truth": truth, "observed": m["observed"], "mismatches": mismatches,
         "file": str(path.relative_to(HERE.parent)), "bytes": size, "mb": round(mb, 1), "reused_dump": reused,
         "era": summary["era"], "seed": summary["seed"],
         "generator": {"seconds": summary["seconds"], "mb_per_s": summary["mb_per_s"]},
@@ -218,7 +225,8 @@ def results_doc(path: Path, summary: dict, m: dict, reused: bool) -> dict:
                       "peak_memory_mb": round(rss, 1)},
         "ratio": round(ratio, 2),
         "targets": {"max_ratio": MAX_RATIO, "max_rss_mb": MAX_RSS_MB},
-        "pass": {"ratio": ratio <= MAX_RATIO, "rss": rss <= MAX_RSS_MB, "all": ratio <= MAX_RATIO and rss <= MAX_RSS_MB},
+        "pass": {"truth": not mismatches, "ratio": ratio <= MAX_RATIO, "rss": rss <= MAX_RSS_MB,
+                 "all": not mismatches and ratio <= MAX_RATIO and rss <= MAX_RSS_MB},
         "host": {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count()},
     }
 
@@ -235,6 +243,8 @@ def print_table(r: dict) -> None:
          f"RSS {r['kafkadiag']['peak_rss_mb']:,.0f} MB, all processes' PSS {r['kafkadiag']['peak_total_pss_mb']:,.0f} MB; "
          f"target <= {MAX_RSS_MB:g} MB: {ok[r['pass']['rss']]}"),
     ]
+    rows.append(("report against the truth", ok[r["pass"]["truth"]], "; ".join(r["mismatches"]) or
+                 "batches, committed, aborted, open and the HNG002/HNG009/TMO004 findings as generated"))
     width = max(len(a) for a, _, _ in rows)
     for a, b, c in rows:
         print(f"  {a:<{width}}  {b:>12}  {c}")

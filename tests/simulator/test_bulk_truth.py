@@ -1,4 +1,4 @@
-"""The bulk generator's truth (``benchmarks/matrix.py``'s check) is what kafkadiag finds.
+"""The bulk generator's truth (``benchmarks/truth.py``, what ``run.py`` and ``matrix.py`` check) is what kafkadiag finds.
 
 The benchmark matrix fails a run whose report differs from the generator's counts; this keeps
 both honest on small inputs in every commit: batches, transactions by outcome, and the findings
@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from kafkasim import generate_bulk  # noqa: E402
-from matrix import compare, dump_truth  # noqa: E402
+from truth import compare, dump_truth  # noqa: E402
 
 from kafkadiag.config import EffectiveConfig  # noqa: E402
 from kafkadiag.engine.local import analyze  # noqa: E402
@@ -59,3 +59,16 @@ def test_many_partitions_sum_up(tmp_path: Path) -> None:
     truth = dump_truth(summaries)
     assert truth["findings"]["HNG009"] > 100
     assert compare(truth, _observed(paths)) == []
+
+
+def test_a_transaction_state_dump_of_many_ids(tmp_path: Path) -> None:
+    from kafkasim.txnbulk import generate_txn_state
+    from truth import txn_state_truth
+
+    path = tmp_path / "txn.txt"
+    truth = txn_state_truth(generate_txn_state(path, 1500, era="3.3", seed=2))
+    result = analyze([str(path)], load_rules(), EffectiveConfig.defaults())
+    got = {"coordinator_records": result.stats["coordinator_records"], "transactional_ids": result.stats["transactional_ids"],
+           "findings": dict(Counter(f.rule for f in result.findings))}
+    assert truth["coordinator_records"] > 4 * 1500
+    assert compare(truth, got) == []

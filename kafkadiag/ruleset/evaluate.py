@@ -8,6 +8,7 @@ finding ids ``<rule>#<n>`` are numbered in that order.
 
 from __future__ import annotations
 
+from collections import abc
 from typing import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
@@ -173,7 +174,26 @@ def _finding(
 def _context(
     data: Mapping[str, list], row: int, config: ConfigView, count: int, group: Mapping | None
 ) -> RenderContext:
-    return RenderContext({c: values[row] for c, values in data.items()}, config, count, group)
+    return RenderContext(_Row(data, row), config, count, group)
+
+
+class _Row(abc.Mapping):
+    """One row of the columns, read on demand: a template reads a few of a table's dozens of columns,
+    and a report can hold tens of thousands of findings."""
+
+    __slots__ = ("_data", "_row")
+
+    def __init__(self, data: Mapping[str, list], row: int) -> None:
+        self._data, self._row = data, row
+
+    def __getitem__(self, column: str) -> object:
+        return self._data[column][self._row]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
 
 
 def _recommendations(

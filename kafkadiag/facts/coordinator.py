@@ -8,6 +8,7 @@ was the client's or the coordinator's (timeout or a new instance fencing the old
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import dataclass, field
 from typing import Mapping
 
@@ -192,7 +193,7 @@ def build_coordinator_facts(
 
     cols = {c: recs[c].tolist() for c in recs.columns}
     txns: list[_Txn] = []
-    transitions: list[dict] = []
+    moves = _Transitions()
     ids: list[dict] = []
     n = len(recs)
     i = 0
@@ -232,16 +233,7 @@ def build_coordinator_facts(
                 )
                 if prev_state == "" and state == "Empty":
                     valid = True  # after expiration the id starts over
-                lp = int(cols["log_partition"][k])
-                transitions.append({
-                    "transactional_id": tid, "producer_id": pid, "producer_epoch": epoch,
-                    "from_state": prev_state, "to_state": state,
-                    "from_epoch": int(cols["producer_epoch"][prev_k]), "from_producer_id": int(cols["producer_id"][prev_k]),
-                    "valid": bool(valid), "compacted": compacted.get(lp, False),
-                    "prev_time": prev_t, "time": t, "gap_ms": t - prev_t if t >= 0 and prev_t >= 0 else -1,
-                    "prev_file_id": int(cols["file_id"][prev_k]), "prev_line": int(cols["line"][prev_k]), "prev_byte": int(cols["byte"][prev_k]),
-                    "file_id": int(cols["file_id"][k]), "line": int(cols["line"][k]), "byte": int(cols["byte"][k]),
-                })
+                moves.add(k, prev_k, prev_state, state, valid, prev_t, t)
             if prev_k >= 0 and not tomb and prev_state != "" and pid != int(cols["producer_id"][prev_k]):
                 pid_switches += 1
             # Idle time runs from the last live record at rest (no open transaction) to the next live
@@ -390,8 +382,58 @@ def build_coordinator_facts(
     return {
         "coordinator_txns": txn_frame,
         "transactional_ids": id_frame[list(TRANSACTIONAL_IDS.columns)],
-        "transitions": pd.DataFrame(transitions, columns=list(TRANSITIONS.columns)),
+        "transitions": moves.frame(recs, compacted),
     }
+
+
+def _per_partition(log_partitions: np.ndarray, values: Mapping[int, bool]) -> np.ndarray:
+    """``values[lp]`` (False when absent) for each log partition, looked up once per distinct one."""
+    distinct, where = np.unique(log_partitions, return_inverse=True)
+    return np.array([bool(values.get(int(lp), False)) for lp in distinct], dtype=bool)[where]
+
+
+class _Transitions:
+    """The transitions found, as record positions and the few values the walk decides.
+
+    Everything else a transition row holds is a column of one of its two records, taken at the
+    end with numpy: a dict per transition cost more memory than the records themselves.
+    """
+
+    def __init__(self) -> None:
+        self.later, self.earlier = array("q"), array("q")
+        self.times, self.prev_times = array("q"), array("q")
+        self.from_states: list[str] = []
+        self.to_states: list[str] = []
+        self.valid = bytearray()
+
+    def add(self, k: int, prev_k: int, prev_state: str, state: str, valid: bool, prev_t: int, t: int) -> None:
+        self.later.append(k)
+        self.earlier.append(prev_k)
+        self.from_states.append(prev_state)
+        self.to_states.append(state)
+        self.valid.append(1 if valid else 0)
+        self.prev_times.append(prev_t)
+        self.times.append(t)
+
+    def frame(self, recs: pd.DataFrame, compacted: Mapping[int, bool]) -> pd.DataFrame:
+        if not len(self.later):
+            return pd.DataFrame(columns=list(TRANSITIONS.columns))
+        later, earlier = np.frombuffer(self.later, dtype=np.int64), np.frombuffer(self.earlier, dtype=np.int64)
+        times, prev = np.frombuffer(self.times, dtype=np.int64), np.frombuffer(self.prev_times, dtype=np.int64)
+        at = lambda column, rows: recs[column].to_numpy()[rows].astype(np.int64)  # noqa: E731
+        log_partitions = recs["log_partition"].to_numpy()[later]
+        return pd.DataFrame({
+            "transactional_id": recs["transactional_id"].to_numpy()[later],
+            "producer_id": at("producer_id", later), "producer_epoch": at("producer_epoch", later),
+            "from_state": self.from_states, "to_state": self.to_states,
+            "from_epoch": at("producer_epoch", earlier), "from_producer_id": at("producer_id", earlier),
+            "valid": np.frombuffer(bytes(self.valid), dtype=np.uint8).astype(bool),
+            "compacted": _per_partition(log_partitions, compacted),
+            "prev_time": prev, "time": times,
+            "gap_ms": np.where((times >= 0) & (prev >= 0), times - prev, -1),
+            "prev_file_id": at("file_id", earlier), "prev_line": at("line", earlier), "prev_byte": at("byte", earlier),
+            "file_id": at("file_id", later), "line": at("line", later), "byte": at("byte", later),
+        }, columns=list(TRANSITIONS.columns))
 
 
 def recommend_timeout(longest_ms: int, max_timeout_ms: int) -> int:

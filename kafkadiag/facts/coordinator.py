@@ -82,6 +82,13 @@ def _protocols(recs: pd.DataFrame) -> dict[str, str]:
     return dict(zip(ids.tolist(), proto.tolist()))
 
 
+#: Records turned into Python values at a time by the per-id walk (whole ids; one id may exceed it).
+CHUNK_RECORDS = 65_536
+#: The columns the walk reads.
+_WALKED = ("transactional_id", "tombstone", "state", "producer_id", "producer_epoch", "last_update_ms", "record_time",
+           "timeout_ms", "partitions", "start_ms", "file_id", "line", "byte")
+
+
 def _time(row_update: int, row_record: int) -> int:
     return row_update if row_update >= 0 else row_record
 
@@ -191,146 +198,151 @@ def build_coordinator_facts(
     partitions = partitions or log_partition_values(recs, now_ms)
     part_end, compacted, global_end = partitions.end, partitions.compacted, partitions.global_end
 
-    cols = {c: recs[c].tolist() for c in recs.columns}
     txns: list[_Txn] = []
     moves = _Transitions()
     ids: list[dict] = []
     n = len(recs)
-    i = 0
-    while i < n:
-        tid = cols["transactional_id"][i]
-        j = i
-        while j < n and cols["transactional_id"][j] == tid:
-            j += 1
-        proto = protocols.get(tid, "unknown")
-        cur: _Txn | None = None
-        last_ended: _Txn | None = None
-        pids: list[int] = []
-        inits = tombstones = 0
-        epochs: list[int] = []
-        first_epoch = -1
-        max_idle = -1
-        idle_end = -1
-        new_pid_after_idle = False
-        expired_since = False
-        rest_time = -1
-        live_pid = -1
-        prev_state: str | None = None
-        prev_k = -1
-        pid_switches = 0
-        for k in range(i, j):
-            tomb = bool(cols["tombstone"][k])
-            state = "" if tomb else cols["state"][k]
-            pid = int(cols["producer_id"][k])
-            epoch = int(cols["producer_epoch"][k])
-            t = _time(int(cols["last_update_ms"][k]), int(cols["record_time"][k]))
-            if tomb:
-                t = int(cols["record_time"][k]) if cols["record_time"][k] >= 0 else t
-            if prev_k >= 0:
-                prev_t = _time(int(cols["last_update_ms"][prev_k]), int(cols["record_time"][prev_k]))
-                valid = prev_state in VALID_PREVIOUS.get(state, frozenset()) or (
-                    proto != "v1" and prev_state in V2_ONLY.get(state, frozenset())
-                )
-                if prev_state == "" and state == "Empty":
-                    valid = True  # after expiration the id starts over
-                moves.add(k, prev_k, prev_state, state, valid, prev_t, t)
-            if prev_k >= 0 and not tomb and prev_state != "" and pid != int(cols["producer_id"][prev_k]):
-                pid_switches += 1
-            # Idle time runs from the last live record at rest (no open transaction) to the next live
-            # record, across any tombstone in between.
-            if tomb:
-                expired_since = True
-            else:
-                if rest_time >= 0 and t >= 0:
-                    gap = t - rest_time
-                    if gap > max_idle:
-                        max_idle, idle_end = gap, t
-                    if (gap > expiration or expired_since) and pid != live_pid:
-                        new_pid_after_idle = True
-                live_pid = pid
-                rest_time = t if state in ("Empty", "CompleteCommit", "CompleteAbort") else -1
-                expired_since = False
-            if tomb:
-                tombstones += 1
-                if cur is not None:
-                    txns.append(cur)
-                    cur = None
-            else:
-                if pid >= 0 and pid not in pids:
-                    pids.append(pid)
-                epochs.append(epoch)
-                if first_epoch < 0:
-                    first_epoch = epoch
-                timeout = int(cols["timeout_ms"][k]) if cols["timeout_ms"][k] > 0 else default_timeout
-                parts = [p for p in str(cols["partitions"][k]).split(",") if p]
-                if state == "Empty":
-                    inits += 1
+    tids = recs["transactional_id"].to_numpy()
+    bounds = [*np.flatnonzero(np.r_[True, tids[1:] != tids[:-1]]).tolist(), n]  # each id's first record, then n
+    g = 0
+    while g < len(bounds) - 1:
+        # Whole ids, about CHUNK_RECORDS records at a time, as Python values: never the whole table.
+        c0, h = bounds[g], g + 1
+        while h < len(bounds) - 1 and bounds[h + 1] - c0 <= CHUNK_RECORDS:
+            h += 1
+        cols = {c: recs[c].iloc[c0:bounds[h]].tolist() for c in _WALKED}
+        for i, j in zip(bounds[g:h], bounds[g + 1:h + 1]):
+            tid = cols["transactional_id"][i - c0]
+            proto = protocols.get(tid, "unknown")
+            cur: _Txn | None = None
+            last_ended: _Txn | None = None
+            pids: list[int] = []
+            inits = tombstones = 0
+            epochs: list[int] = []
+            first_epoch = -1
+            max_idle = -1
+            idle_end = -1
+            new_pid_after_idle = False
+            expired_since = False
+            rest_time = -1
+            live_pid = -1
+            prev_state: str | None = None
+            prev_k = -1
+            pid_switches = 0
+            for k in range(i, j):
+                tomb = bool(cols["tombstone"][k - c0])
+                state = "" if tomb else cols["state"][k - c0]
+                pid = int(cols["producer_id"][k - c0])
+                epoch = int(cols["producer_epoch"][k - c0])
+                t = _time(int(cols["last_update_ms"][k - c0]), int(cols["record_time"][k - c0]))
+                if tomb:
+                    t = int(cols["record_time"][k - c0]) if cols["record_time"][k - c0] >= 0 else t
+                if prev_k >= 0:
+                    prev_t = _time(int(cols["last_update_ms"][prev_k - c0]), int(cols["record_time"][prev_k - c0]))
+                    valid = prev_state in VALID_PREVIOUS.get(state, frozenset()) or (
+                        proto != "v1" and prev_state in V2_ONLY.get(state, frozenset())
+                    )
+                    if prev_state == "" and state == "Empty":
+                        valid = True  # after expiration the id starts over
+                    moves.add(k, prev_k, prev_state, state, valid, prev_t, t)
+                if prev_k >= 0 and not tomb and prev_state != "" and pid != int(cols["producer_id"][prev_k - c0]):
+                    pid_switches += 1
+                # Idle time runs from the last live record at rest (no open transaction) to the next live
+                # record, across any tombstone in between.
+                if tomb:
+                    expired_since = True
+                else:
+                    if rest_time >= 0 and t >= 0:
+                        gap = t - rest_time
+                        if gap > max_idle:
+                            max_idle, idle_end = gap, t
+                        if (gap > expiration or expired_since) and pid != live_pid:
+                            new_pid_after_idle = True
+                    live_pid = pid
+                    rest_time = t if state in ("Empty", "CompleteCommit", "CompleteAbort") else -1
+                    expired_since = False
+                if tomb:
+                    tombstones += 1
                     if cur is not None:
                         txns.append(cur)
-                        last_ended = cur
                         cur = None
-                    if last_ended is not None and last_ended.next_init_time < 0:
-                        last_ended.next_init_time = t
-                        last_ended.next_init_epoch = epoch
-                elif state == "Ongoing" or (state.startswith("Prepare") and (cur is None or cur.prepare_state)) or (
-                    state.startswith("Complete") and cur is None
-                ):
-                    if state == "Ongoing" and cur is not None and not cur.prepare_state:
-                        pass  # partitions added to the running transaction
-                    else:
+                else:
+                    if pid >= 0 and pid not in pids:
+                        pids.append(pid)
+                    epochs.append(epoch)
+                    if first_epoch < 0:
+                        first_epoch = epoch
+                    timeout = int(cols["timeout_ms"][k - c0]) if cols["timeout_ms"][k - c0] > 0 else default_timeout
+                    parts = [p for p in str(cols["partitions"][k - c0]).split(",") if p]
+                    if state == "Empty":
+                        inits += 1
                         if cur is not None:
                             txns.append(cur)
                             last_ended = cur
-                        start = int(cols["start_ms"][k]) if cols["start_ms"][k] >= 0 else (t if state == "Ongoing" else -1)
-                        cur = _Txn(tid, pid, epoch, timeout, start, k)
-                if cur is not None:
-                    for p in parts:
-                        if p not in cur.partitions:
-                            cur.partitions.append(p)
-                    cur.last_state, cur.last_time, cur.last_rec = state, t, k
-                    if state.startswith("Prepare"):
-                        cur.prepare_state, cur.prepare_time, cur.prepare_epoch = state, t, epoch
-                    elif state.startswith("Complete"):
-                        cur.complete_state, cur.complete_time = state, t
-                        if not cur.prepare_state:
-                            cur.prepare_epoch = epoch
-                        txns.append(cur)
-                        last_ended = cur
-                        cur = None
-            prev_state, prev_k = state, k
-        if cur is not None:
-            txns.append(cur)
-        family, shape = family_and_shape(str(tid))
-        last_live = [k for k in range(i, j) if not cols["tombstone"][k]]
-        lk = last_live[-1] if last_live else j - 1
-        first_t = _time(int(cols["last_update_ms"][i]), int(cols["record_time"][i]))
-        last_t = _time(int(cols["last_update_ms"][j - 1]), int(cols["record_time"][j - 1]))
-        max_epoch = max(epochs) if epochs else -1
-        # Initialised once, at epoch 0, never re-initialised (an expiry does not count against it,
-        # a comeback under a new producer id does).
-        once = bool(epochs) and inits <= 1 and len(pids) <= 1 and (
-            (proto != "v2" and max_epoch == 0) or (proto == "v2" and inits == 1 and first_epoch == 0)
-        )
-        ids.append({
-            "transactional_id": tid, "producer_id": int(cols["producer_id"][lk]), "producer_epoch": int(cols["producer_epoch"][lk]),
-            "producer_ids": len(pids), "pid_switches": pid_switches, "records": j - i, "inits": inits, "first_epoch": first_epoch, "max_epoch": max_epoch,
-            "tombstones": tombstones, "last_state": "" if cols["tombstone"][j - 1] else cols["state"][j - 1],
-            "first_time": first_t, "last_time": last_t, "max_idle_ms": max_idle, "new_pid_after_idle": new_pid_after_idle,
-            "idle_end_time": idle_end, "expiration_ms": expiration,
-            "recommended_expiration_ms": recommend_expiration(max_idle, expiration), "family": family, "id_shape": shape,
-            "family_size": 0, "family_once_epoch0": 0, "once_epoch0": once, "protocol": proto,
-            "file_id": int(cols["file_id"][i]), "line": int(cols["line"][i]), "byte": int(cols["byte"][i]),
-            "end_file_id": int(cols["file_id"][j - 1]), "end_line": int(cols["line"][j - 1]), "end_byte": int(cols["byte"][j - 1]),
-        })
-        i = j
+                            cur = None
+                        if last_ended is not None and last_ended.next_init_time < 0:
+                            last_ended.next_init_time = t
+                            last_ended.next_init_epoch = epoch
+                    elif state == "Ongoing" or (state.startswith("Prepare") and (cur is None or cur.prepare_state)) or (
+                        state.startswith("Complete") and cur is None
+                    ):
+                        if state == "Ongoing" and cur is not None and not cur.prepare_state:
+                            pass  # partitions added to the running transaction
+                        else:
+                            if cur is not None:
+                                txns.append(cur)
+                                last_ended = cur
+                            start = int(cols["start_ms"][k - c0]) if cols["start_ms"][k - c0] >= 0 else (t if state == "Ongoing" else -1)
+                            cur = _Txn(tid, pid, epoch, timeout, start, k)
+                    if cur is not None:
+                        for p in parts:
+                            if p not in cur.partitions:
+                                cur.partitions.append(p)
+                        cur.last_state, cur.last_time, cur.last_rec = state, t, k
+                        if state.startswith("Prepare"):
+                            cur.prepare_state, cur.prepare_time, cur.prepare_epoch = state, t, epoch
+                        elif state.startswith("Complete"):
+                            cur.complete_state, cur.complete_time = state, t
+                            if not cur.prepare_state:
+                                cur.prepare_epoch = epoch
+                            txns.append(cur)
+                            last_ended = cur
+                            cur = None
+                prev_state, prev_k = state, k
+            if cur is not None:
+                txns.append(cur)
+            family, shape = family_and_shape(str(tid))
+            last_live = [k for k in range(i, j) if not cols["tombstone"][k - c0]]
+            lk = last_live[-1] if last_live else j - 1
+            first_t = _time(int(cols["last_update_ms"][i - c0]), int(cols["record_time"][i - c0]))
+            last_t = _time(int(cols["last_update_ms"][j - 1 - c0]), int(cols["record_time"][j - 1 - c0]))
+            max_epoch = max(epochs) if epochs else -1
+            # Initialised once, at epoch 0, never re-initialised (an expiry does not count against it,
+            # a comeback under a new producer id does).
+            once = bool(epochs) and inits <= 1 and len(pids) <= 1 and (
+                (proto != "v2" and max_epoch == 0) or (proto == "v2" and inits == 1 and first_epoch == 0)
+            )
+            ids.append({
+                "transactional_id": tid, "producer_id": int(cols["producer_id"][lk - c0]), "producer_epoch": int(cols["producer_epoch"][lk - c0]),
+                "producer_ids": len(pids), "pid_switches": pid_switches, "records": j - i, "inits": inits, "first_epoch": first_epoch, "max_epoch": max_epoch,
+                "tombstones": tombstones, "last_state": "" if cols["tombstone"][j - 1 - c0] else cols["state"][j - 1 - c0],
+                "first_time": first_t, "last_time": last_t, "max_idle_ms": max_idle, "new_pid_after_idle": new_pid_after_idle,
+                "idle_end_time": idle_end, "expiration_ms": expiration,
+                "recommended_expiration_ms": recommend_expiration(max_idle, expiration), "family": family, "id_shape": shape,
+                "family_size": 0, "family_once_epoch0": 0, "once_epoch0": once, "protocol": proto,
+                "file_id": int(cols["file_id"][i - c0]), "line": int(cols["line"][i - c0]), "byte": int(cols["byte"][i - c0]),
+                "end_file_id": int(cols["file_id"][j - 1 - c0]), "end_line": int(cols["line"][j - 1 - c0]), "end_byte": int(cols["byte"][j - 1 - c0]),
+            })
+        g = h
 
     id_frame = pd.DataFrame(ids)
     if combine:
         id_frame = combine_families(id_frame)
 
+    at = {c: recs[c].to_numpy() for c in ("log_partition", "file_id", "line", "byte")}
     rows = []
     for tx in txns:
-        lp = int(cols["log_partition"][tx.first_rec])
+        lp = int(at["log_partition"][tx.first_rec])
         end = part_end.get(lp, global_end)
         proto = protocols.get(tx.transactional_id, "unknown")
         duration = tx.prepare_time - tx.start_time if tx.prepare_time >= 0 and tx.start_time >= 0 else -1
@@ -370,8 +382,8 @@ def build_coordinator_facts(
             "next_init_time": tx.next_init_time, "next_init_epoch": tx.next_init_epoch, "next_init_gap_ms": gap,
             "evidence_end_time": end, "age_ms": age, "stuck": bool(stuck),
             "recommended_timeout_ms": 0, "max_timeout_ms": max_timeout,
-            "file_id": int(cols["file_id"][tx.first_rec]), "line": int(cols["line"][tx.first_rec]), "byte": int(cols["byte"][tx.first_rec]),
-            "end_file_id": int(cols["file_id"][tx.last_rec]), "end_line": int(cols["line"][tx.last_rec]), "end_byte": int(cols["byte"][tx.last_rec]),
+            "file_id": int(at["file_id"][tx.first_rec]), "line": int(at["line"][tx.first_rec]), "byte": int(at["byte"][tx.first_rec]),
+            "end_file_id": int(at["file_id"][tx.last_rec]), "end_line": int(at["line"][tx.last_rec]), "end_byte": int(at["byte"][tx.last_rec]),
         })
     txn_frame = pd.DataFrame(rows, columns=list(COORDINATOR_TXNS.columns))
     if not txn_frame.empty:

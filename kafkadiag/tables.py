@@ -238,6 +238,9 @@ LOG_EVENTS = Schema(
 
 EVENT_TABLES: dict[str, Schema] = {s.name: s for s in (BATCHES, TXN_RECORDS, SNAPSHOT_ENTRIES, ABORTED_TXNS, LOG_EVENTS)}
 
+#: The internal topic where transaction coordinators keep their state.
+TXN_TOPIC = "__transaction_state"
+
 #: States the coordinator persists, in protocol order.
 TXN_STATES = (
     "Empty",

@@ -9,8 +9,9 @@ line numbers shifted, spans numbered on, sequences checked across the cut.
 
 A range that starts inside a section does not know which partition it is reading; it reads
 under a placeholder name that is replaced by the partition the previous range ended in. Ranges
-are assumed to start in a data section; if the previous range ended anywhere else (a
-``__transaction_state`` section, a snapshot), that range is read again in-process from the
+of a file that starts as a data dump are assumed to start in a data section, those of a
+``--transaction-log-decoder`` dump in a ``__transaction_state`` section; if the previous range
+ended anywhere else (the other kind, a snapshot), that range is read again in-process from the
 right state, so the result never depends on where the cuts fell.
 """
 
@@ -32,6 +33,7 @@ from ..readers.base import counted
 from ..readers.dumplog import read_dump
 from ..readers.dumplog_parser import SectionState
 from ..readers.eras import EraTracker
+from ..tables import TXN_TOPIC
 
 #: Files smaller than this are read by one process: forking and joining cost more than they save.
 MIN_SPLIT_BYTES = 64 << 20
@@ -61,17 +63,17 @@ def range_workers() -> int:
     return max(1, min(8, cpus))
 
 
-def cut_points(path: str, size: int, parts: int) -> list[int]:
+def cut_points(path: str, size: int, parts: int, transaction_log: bool = False) -> list[int]:
     """Range bounds ``[0, c1, ..., size]``: each inner cut at the start of a batch.
 
     A batch starts at a batch line; in a 0.11 - 2.1 deep dump (record lines only), at a record
     line whose position differs from the record line right above it. No cuts when the file's
-    head shows a ``__transaction_state`` dump or neither (those inputs gain nothing from ranges
-    and would be read twice).
+    head shows neither, nor when it shows a ``__transaction_state`` dump unless
+    ``transaction_log`` (the caller joins such ranges; otherwise they would all be read twice).
     """
     with open(path, "rb") as handle:
         head = handle.read(_HEAD)
-        if b"__transaction_state" in head:
+        if _transaction_log(head) and not transaction_log:
             return [0, size]
         if b"baseOffset: " in head:
             find = _batch_line
@@ -89,6 +91,11 @@ def cut_points(path: str, size: int, parts: int) -> list[int]:
                 cuts.append(nominal + found + 1)
     cuts.append(size)
     return cuts
+
+
+def _transaction_log(head: bytes) -> bool:
+    """The file starts as a ``__transaction_state`` dump."""
+    return b"__transaction_state" in head
 
 
 def _batch_line(window: bytes) -> int:
@@ -145,8 +152,11 @@ class _Range(io.RawIOBase):
         return data
 
 
-def placeholder(k: int) -> SectionState:
-    """The section a range starts in before the previous range says which one it is."""
+def placeholder(k: int, transaction_log: bool = False) -> SectionState:
+    """The section a range starts in before the previous range says which one it is: a data
+    section under a made-up topic, or a ``__transaction_state`` partition under a made-up number."""
+    if transaction_log:
+        return SectionState(TXN_TOPIC, -(k + 1), -1, "log", True)
     return SectionState(f"\0range-{k}", -1, -1, "log", False)
 
 
@@ -192,7 +202,9 @@ def read_in_ranges(
         return False
     if workers < 2 or size < MIN_SPLIT_BYTES:
         return False
-    cuts = cut_points(path, size, workers)
+    with open(path, "rb") as handle:
+        transaction_log = _transaction_log(handle.read(_HEAD))
+    cuts = cut_points(path, size, workers, transaction_log)
     if len(cuts) < 3:
         return False
     context = multiprocessing.get_context("fork")
@@ -200,7 +212,7 @@ def read_in_ranges(
     gc.freeze()  # the collector must not touch (and so copy) the parent's objects in each child
     for k, (start, end) in enumerate(zip(cuts, cuts[1:])):
         receive, send = context.Pipe(duplex=False)
-        args = (path, display, file_id, options, start, end, None if k == 0 else placeholder(k))
+        args = (path, display, file_id, options, start, end, None if k == 0 else placeholder(k, transaction_log))
         proc = context.Process(target=_child, args=(send, *args), daemon=True)
         proc.start()
         send.close()
@@ -242,14 +254,16 @@ class _Joiner:
 
     def add(self, k: int, result: RangeResult, args: tuple, reread: bool = True) -> None:
         rename = {}
+        here = args[-1]  # the state the range was read from (its placeholder)
         if k and reread:
             state = self.state
-            assert state is not None
-            if state.section != "log" or state.section_txn is not False:
+            assert state is not None and here is not None
+            guessed = state.section == "log" and state.section_txn is here.section_txn and (
+                not here.section_txn or state.topic == TXN_TOPIC)
+            if not guessed:
                 path, display, file_id, options, start, end, _ = args
                 result = read_range(path, display, file_id, options, start, end, state)
             else:
-                here = placeholder(k)
                 rename = {(here.topic, here.partition): (state.topic, state.partition)}
         self.events.merge(result.events, self.lines, rename)
         self.lines += result.report.lines
@@ -257,7 +271,8 @@ class _Joiner:
         for shape in result.shapes:
             self.eras.add(shape)
         end = result.end_state
-        if end is not None and k and self.state is not None and end.topic == placeholder(k).topic:
+        if (end is not None and k and self.state is not None and here is not None
+                and (end.topic, end.partition) == (here.topic, here.partition)):
             end = SectionState(self.state.topic, self.state.partition, self.state.segment, end.section, end.section_txn)
         self.state = end
 

@@ -13,7 +13,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from ..tables import ABORTED_TXNS, LOG_EVENTS, SNAPSHOT_ENTRIES, TXN_RECORDS
+from ..tables import ABORTED_TXNS, LOG_EVENTS, SNAPSHOT_ENTRIES, TXN_RECORDS, TXN_TOPIC
 from .batch_stream import BatchStream
 from .stages import coordinator_facts, producer_facts, run_values, topic_facts
 
@@ -57,6 +57,10 @@ def _shifted(frame: pd.DataFrame, line_offset: int, rename: dict[tuple[str, int]
             hit = (frame["topic"] == topic) & (frame["partition"] == partition)
             frame.loc[hit, "topic"] = new_topic
             frame.loc[hit, "partition"] = new_partition
+    if rename and "log_partition" in frame.columns:  # coordinator records name their partition only
+        for (topic, partition), (new_topic, new_partition) in rename.items():
+            if topic == TXN_TOPIC and new_topic == TXN_TOPIC:
+                frame.loc[frame["log_partition"] == partition, "log_partition"] = new_partition
     return frame
 
 

@@ -39,9 +39,8 @@ from kafkadiag.readers.eras import EraTracker
 from kafkadiag.readers.sink import Sink
 from kafkadiag.readers.snapshot_lines import is_index_entry, parse_snapshot, parse_txnindex
 from kafkadiag.readers import txnlog_decode as txn
-from kafkadiag.tables import ABORTED_TXNS, BATCHES, SNAPSHOT_ENTRIES, TXN_RECORDS
+from kafkadiag.tables import ABORTED_TXNS, BATCHES, SNAPSHOT_ENTRIES, TXN_RECORDS, TXN_TOPIC
 
-TXN_TOPIC = "__transaction_state"
 
 _PARTITION_DIR = re.compile(r"^(?P<topic>.+)-(?P<partition>\d+)(?:\.[0-9A-Za-z]+-(?:delete|future|stray))?$")
 _FILE_NAME_TP = re.compile(r"^(?P<topic>[A-Za-z0-9._-]*[A-Za-z_][A-Za-z0-9._-]*?)-(?P<partition>\d{1,6})(?:[._].*)?$")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from kafkadiag.config import EffectiveConfig
@@ -83,12 +84,13 @@ def test_ranges_that_start_inside_a_partition_meet_its_later_segments(tmp_path, 
             assert split[name].equals(table), (workers, name)
 
 
-def test_small_files_and_transaction_logs_are_read_in_one_piece(tmp_path) -> None:
+def test_small_files_are_read_in_one_piece_and_transaction_logs_cut_only_when_asked(tmp_path) -> None:
     simulate.generate("commit", "3.3", tmp_path / "case", seed=1)
     case = tmp_path / "case"
     txnlog = next(case.glob("__transaction_state-*.log.txt"))
     data = next(case.glob("orders-0.log.txt"))
     assert ranges.cut_points(str(txnlog), txnlog.stat().st_size, 4) == [0, txnlog.stat().st_size]
+    assert len(ranges.cut_points(str(txnlog), txnlog.stat().st_size, 4, transaction_log=True)) > 2
     events = local.CollectedEvents()
     report = local.InputReport(str(data))
     assert not ranges.read_in_ranges(events, 0, str(data), str(data), report, ReadOptions(), workers=4)
@@ -135,3 +137,27 @@ def test_crlf_dumps_without_a_dumping_line_use_the_partition_option_in_every_ran
     assert reports == whole_reports
     for name, table in whole.items():
         assert split[name].equals(table), name
+
+
+@pytest.mark.parametrize("era", ["3.3", "2.4.1", "2.0", "4.1"])
+def test_a_transaction_log_dump_read_in_ranges_gives_the_same_facts(tmp_path, monkeypatch, era: str) -> None:
+    """``--transaction-log-decoder`` output of many ids over 50 partitions: ranges start inside
+    coordinator partitions under a placeholder number, replaced by the partition before the cut."""
+    from kafkasim.txnbulk import generate_txn_state
+
+    dump = tmp_path / "txn.txt"
+    generate_txn_state(dump, 1200, era=era, seed=4)
+    whole, whole_reports, _ = _facts(dump, parallel=False)
+    assert len(whole["transitions"]) > 3000 and whole["transactional_ids"]["transactional_id"].nunique() == 1200
+    monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
+    rereads = []
+    original = ranges.read_range
+    monkeypatch.setattr(ranges, "read_range", lambda *args: rereads.append(args[4]) or original(*args))
+    for workers in (2, 3, 7):
+        monkeypatch.setattr(ranges, "range_workers", lambda workers=workers: workers)
+        assert len(ranges.cut_points(str(dump), dump.stat().st_size, workers, transaction_log=True)) > 2
+        split, reports, _ = _facts(dump, parallel=True)
+        assert reports == whole_reports, workers
+        assert rereads == [], "a range was read again: its placeholder did not fit"  # only the forked readers read
+        for name, table in whole.items():
+            pd.testing.assert_frame_equal(split[name], table, obj=f"{name} ({workers} ranges)")

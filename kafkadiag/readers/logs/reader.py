@@ -180,7 +180,12 @@ class _LogReader:
         got = self._clean[j]
         if got is None:
             raw = self._raw[j]
-            got = self._clean[j] = clean(raw if len(raw) <= LINE_CAP else raw[:LINE_CAP])
+            if self._plain_block and raw[:1] in _INDENTS and "&" not in raw:
+                # An indented line of a plain block (a stack frame): no container prefix or quote
+                # marker can start it and there is nothing for ``clean`` to undo.
+                got = self._clean[j] = ("", raw if len(raw) <= LINE_CAP else raw[:LINE_CAP])
+            else:
+                got = self._clean[j] = clean(raw if len(raw) <= LINE_CAP else raw[:LINE_CAP])
         return got
 
     def _text(self, j: int) -> str:
@@ -265,6 +270,7 @@ class _LogReader:
         j = h + 1
         stop = min(limit, h + MAX_EVENT_LINES)
         stamped = self._stamped
+        frames = prefix == "" and self._plain_block  # runs of indented lines are taken at once
         while j < stop:
             if stamped[j]:
                 break  # a line that starts with a timestamp starts the next event
@@ -280,7 +286,7 @@ class _LogReader:
                     continue
                 break
             if text[0] in " \t":
-                j += 1
+                j = self._indented_run(j + 1, stop) if frames else j + 1
                 continue
             if self._head(j) is not None or starts_new_event(text):
                 break
@@ -296,6 +302,20 @@ class _LogReader:
                 j += 1
                 continue
             break
+        return j
+
+    def _indented_run(self, j: int, stop: int) -> int:
+        """End of the indented, non-blank lines from ``j`` (a trace's frames): each continues the
+        event, as the loop of ``_extend`` would decide one by one (in a plain block, without a prefix)."""
+        raw = self._raw
+        while j < stop:
+            line = raw[j]
+            if line[:1] not in _INDENTS or "&" in line:
+                break
+            stripped = line.strip()
+            if not stripped or stripped.startswith("```"):
+                break  # blank for grouping: the loop decides
+            j += 1
         return j
 
     def _continues_after_blank(self, k: int, prefix: str) -> bool:
@@ -487,6 +507,8 @@ _CLIENT = COLUMNS.index("client_id")
 _TXN = COLUMNS.index("transactional_id")
 #: First characters of a stamped line that cannot carry a container prefix.
 _PLAIN_FIRST = frozenset("0123456789[%")
+#: First characters of a continuation line (a space or a tab: no container prefix starts so).
+_INDENTS = (" ", "\t")
 _TOOL_DEFAULTS = {c: ("" if c in ("level", "client_id", "transactional_id", "group_id", "topic", "error", "errors",
                                   "exception", "root_cause", "exceptions", "state_from", "state_to", "txn_state")
                       else -1) for c in COLUMNS}

@@ -41,6 +41,13 @@ class Format(str, Enum):
     github = "github"
 
 
+class ListFormat(str, Enum):
+    """The formats of ``timeline`` and ``rules`` (the report formats belong to ``analyze``)."""
+
+    text = "text"
+    json = "json"
+
+
 class Engine(str, Enum):
     auto = "auto"
     local = "local"
@@ -217,7 +224,7 @@ def _render(report, format: Format, out: TextIO, color: Optional[bool]) -> None:
 @app.command()
 def timeline(
     paths: list[str] = typer.Argument(..., help="Dumps, client logs, broker logs (files, directories, globs, .gz, -)."),
-    format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
+    format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="text or json."),
     transactional_id: list[str] = typer.Option([], "--transactional-id", "-t", help="Only these transactional ids (repeatable)."),
     producer_id: list[int] = typer.Option([], "--producer-id", "-p", help="Only these producer ids (repeatable)."),
     all_ids: bool = typer.Option(False, "--all", help="Every transactional id, not only those with findings."),
@@ -238,6 +245,7 @@ def timeline(
     for path in config:
         effective.load_properties(str(path))
     result = run_analysis(paths, _load_rules([], [], []), effective, parse_time(now) if now else None, ReadOptions(partition=partition))
+    asked = bool(transactional_id or producer_id)
     keys: set[str] | None = set(transactional_id) | {f"producer {p}" for p in producer_id}
     if not keys and all_ids:
         keys = None
@@ -246,19 +254,37 @@ def timeline(
                 for f in result.findings if f.severity in ("error", "warning")} - {""}
         if not keys:
             keys = None
-    events = build_timeline(result.tables, result.tables.get("txn_records"), keys=keys, include_data=data)
+    events = build_timeline(result.tables, result.tables.get("txn_records"), keys=keys, include_data=data,
+                            producer_ids=producer_id)
+    if not result.readable:
+        _fail("nothing readable in the given inputs")
+    if asked and events.empty:
+        _fail(_nothing_for(transactional_id, producer_id, build_timeline(result.tables, result.tables.get("txn_records"))))
     with _output(output) as out:
-        if format == Format.json:
+        if format == ListFormat.json:
             render_timeline_json(events, result.files, out, limit)
         else:
             render_timeline_text(events, result.files, out, limit)
-    if not result.readable:
-        _fail("nothing readable in the given inputs")
+
+
+def _nothing_for(tids: list[str], pids: list[int], everything) -> str:
+    """One line: what was asked matched no event, and which ids the inputs do have."""
+    asked = ", ".join([*(f"transactional id {t}" for t in tids), *(f"producer id {p}" for p in pids)])
+    have_tids = sorted({t for t in everything["transactional_id"].astype(str) if t})
+    have_pids = sorted({int(p) for p in everything["producer_id"] if p >= 0})
+
+    def some(values: list, noun: str) -> str:
+        shown = ", ".join(str(v) for v in values[:8])
+        return f"{noun} {shown}" + (f" (and {len(values) - 8} more)" if len(values) > 8 else "")
+
+    parts = [some(have_tids, "transactional ids") if have_tids else "", some(have_pids, "producer ids") if have_pids else ""]
+    having = "; ".join(p for p in parts if p) or "no transactional or producer id at all"
+    return f"no event of {asked} in the inputs; they have {having}"
 
 
 @app.command("rules")
 def list_rules(
-    format: Format = typer.Option(Format.text, "--format", "-f", help="text or json."),
+    format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="text or json."),
     rules: list[Path] = typer.Option([], "--rules", help="Directory of extra YAML rules (repeatable)."),
     select: list[str] = typer.Option([], "--select", help="Only these rules."),
     ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules."),
@@ -267,7 +293,7 @@ def list_rules(
     from .ruleset import rules_listing
 
     listing = rules_listing(_load_rules(rules, select, ignore))
-    if format == Format.json:
+    if format == ListFormat.json:
         typer.echo(json.dumps(listing, indent=2))
         return
     from rich.console import Console

@@ -99,10 +99,14 @@ def build_timeline(
     records: pd.DataFrame | None = None,
     keys: Iterable[str] | None = None,
     include_data: bool = True,
+    producer_ids: Iterable[int] = (),
 ) -> pd.DataFrame:
     """All events keyed by transactional.id (or ``producer <id>``), in time order within each key.
 
     ``records`` are the raw __transaction_state rows; ``keys`` limits the result to those keys.
+    ``producer_ids`` adds the events of those producer ids wherever they are keyed (a producer
+    with a transactional.id is keyed by it), and the events of their transactional ids that name
+    no producer id (a client's log line about its transactional.id).
     """
     pid_to_tid = _producer_ids(tables)
     rows = _coordinator_rows(records) + _log_rows(tables.get("log_events"))
@@ -117,9 +121,14 @@ def build_timeline(
     frame["transactional_id"] = tid
     frame["key"] = np.where(tid != "", tid, np.where(frame["producer_id"] >= 0, "producer " + frame["producer_id"].astype(str), ""))
     frame = frame[frame["key"] != ""]
-    if keys is not None:
-        wanted = set(keys)
-        frame = frame[frame["key"].isin(wanted)]
+    pids = {int(p) for p in producer_ids}
+    if keys is not None or pids:
+        wanted = frame["key"].isin(set(keys or ()))
+        if pids:
+            own = frame["producer_id"].isin(pids)
+            their_ids = set(frame.loc[own & (frame["transactional_id"] != ""), "transactional_id"])
+            wanted |= own | ((frame["producer_id"] < 0) & frame["transactional_id"].isin(their_ids))
+        frame = frame[wanted]
     frame = frame.assign(_t=np.where(frame["time"] >= 0, frame["time"], np.iinfo(np.int64).max))
     frame = frame.sort_values(["key", "_t", "file_id", "line"], kind="stable").drop(columns="_t")
     return frame[list(TIMELINE_COLUMNS)].reset_index(drop=True)

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -63,3 +65,56 @@ def test_mixed_folder_is_one_report_and_one_incident(tmp_path: Path) -> None:
     fenced = [f for f in report["findings"] if f["category"] == "fencing"]
     assert len(fenced) == 1 and fenced[0]["caused_by"] == [timeouts[0]["id"]]
     assert timeouts[0]["root_cause"] and not fenced[0]["root_cause"]
+
+
+CASES = sorted(p for p in (ROOT / "fixtures" / "cases").iterdir() if (p / "input").is_dir())
+
+
+def _everything(case: Path):
+    from kafkadiag.config import EffectiveConfig
+    from kafkadiag.engine.local import analyze
+    from kafkadiag.engine.timeline import build_timeline
+    from kafkadiag.ruleset import load_rules
+
+    result = analyze([str(case / "input")], load_rules(), EffectiveConfig.defaults())
+    return result, build_timeline(result.tables, result.tables.get("txn_records"))
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_every_id_in_a_case_has_its_events_selected(case: Path) -> None:
+    """``-t`` finds every event keyed by a transactional.id; ``-p`` every event of a producer id,
+    also when the producer is keyed by its transactional.id."""
+    from kafkadiag.engine.timeline import build_timeline
+
+    result, everything = _everything(case)
+    if everything.empty:
+        pytest.skip("no timeline events")
+    records = result.tables.get("txn_records")
+    for tid in sorted({t for t in everything["transactional_id"] if t})[:5]:
+        selected = build_timeline(result.tables, records, keys={tid})
+        assert len(selected) == int((everything["key"] == tid).sum()) > 0
+    for pid in sorted({int(p) for p in everything["producer_id"] if p >= 0})[:5]:
+        selected = build_timeline(result.tables, records, keys=set(), producer_ids=[pid])
+        assert int((selected["producer_id"] == pid).sum()) == int((everything["producer_id"] == pid).sum()) > 0
+
+
+def test_a_producer_id_with_a_transactional_id_is_found() -> None:
+    proc = run_cli("timeline", "-p", "36000", "--format", "json", str(ROOT / "fixtures" / "cases" / "commit-4.1" / "input"))
+    assert proc.returncode == 0, proc.stderr
+    (timeline,) = json.loads(proc.stdout)["timelines"]
+    assert timeline["key"] == "order-service-0" and len(timeline["events"]) > 3
+
+
+def test_an_id_that_is_not_there_lists_the_ids_that_are() -> None:
+    proc = run_cli("timeline", "-t", "no-such-id", str(ROOT / "fixtures" / "cases" / "commit-4.1" / "input"))
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert "no event of transactional id no-such-id" in proc.stderr
+    assert "transactional ids order-service-0" in proc.stderr and "producer ids 36000" in proc.stderr
+
+
+@pytest.mark.parametrize("command", ["timeline", "rules"])
+@pytest.mark.parametrize("fmt", ["sarif", "junit", "github", "markdown"])
+def test_formats_a_command_does_not_write_are_a_usage_error(command: str, fmt: str) -> None:
+    args = [command, "--format", fmt] + ([str(ROOT / "fixtures" / "cases" / "commit-4.1" / "input")] if command == "timeline" else [])
+    proc = run_cli(*args)
+    assert proc.returncode == 2 and "--format" in proc.stderr and proc.stdout == ""

@@ -218,7 +218,18 @@ def _render(report, format: Format, out: TextIO, color: Optional[bool]) -> None:
     if not render_machine(report, format.value, out):
         from .report.text import render_text
 
-        render_text(report, out, color=color if color is not None else (out.isatty() if hasattr(out, "isatty") else False))
+        render_text(report, out, color=color_wanted(out, color))
+
+
+def color_wanted(out: TextIO, flag: Optional[bool]) -> bool:
+    """``--color/--no-color`` first, then ``NO_COLOR``, ``FORCE_COLOR`` / ``CLICOLOR_FORCE``, then a terminal."""
+    if flag is not None:
+        return flag
+    if os.environ.get("NO_COLOR"):
+        return False
+    if any(os.environ.get(name, "") not in ("", "0") for name in ("FORCE_COLOR", "CLICOLOR_FORCE")):
+        return True
+    return hasattr(out, "isatty") and out.isatty()
 
 
 @app.command()

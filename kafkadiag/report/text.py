@@ -1,7 +1,8 @@
 """Human-readable report with rich: a summary line, findings by severity, evidence, fixes.
 
-On a terminal it is coloured; piped, rich falls back to plain text, so the same renderer serves
-an on-call terminal and a log file.
+On a terminal each finding is a box at the terminal's width. Piped into a file, ``grep`` or a CI
+log, there are no boxes and no hard wraps: one fact per line, evidence as ``file:line: text``,
+as linters print (colour only when asked for).
 """
 
 from __future__ import annotations
@@ -20,7 +21,15 @@ from .safe import cell, visible
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def render_text(report: Report, out: TextIO, color: bool | None = None, width: int | None = None) -> None:
+def render_text(report: Report, out: TextIO, color: bool | None = None, width: int | None = None,
+                boxes: bool | None = None) -> None:
+    """``boxes`` (default: ``out`` is a terminal): findings in boxes at the width; else one line per fact."""
+    if boxes is None:
+        boxes = hasattr(out, "isatty") and out.isatty()
+    if not boxes:
+        _render_lines(report, Console(file=out, force_terminal=bool(color), no_color=not color, highlight=False,
+                                      soft_wrap=True, width=1 << 16))
+        return
     console = Console(file=out, force_terminal=color, no_color=color is False, width=width or (None if color else 120),
                       highlight=False, soft_wrap=False)
     counts = report.counts()
@@ -153,6 +162,73 @@ def _finding(f: Finding) -> Panel:
         for i, step in enumerate(f.runbook, 1):
             parts.append(cell(f"  {i}. {step}"))
     title = Text()
-    title.append(f"{f.rule} ", style=STYLE.get(f.severity, ""))
+    title.append(f"{f.id or f.rule} ", style=STYLE.get(f.severity, ""))  # the id ``caused_by`` refers to
     title.append(visible(f.title), style="bold")
     return Panel(Group(*parts), title=title, title_align="left", border_style=STYLE.get(f.severity, ""), expand=True)
+
+
+# ------------------------------------------------------------------------------------------
+# Piped: one fact per line
+
+def _render_lines(report: Report, console: Console) -> None:
+    counts = report.counts()
+    stats = report.stats
+    if report.findings:
+        head = f"{len(report.findings)} finding(s): {counts['error']} error, {counts['warning']} warning, {counts['info']} info"
+    else:
+        head = "No findings."
+    if stats:
+        head += (f"; {stats.get('transactions', 0)} transactions on {stats.get('partitions', 0)} partitions "
+                 f"({stats.get('committed', 0)} committed, {stats.get('aborted', 0)} aborted, {stats.get('open', 0)} open), "
+                 f"{stats.get('transactional_ids', 0)} transactional ids")
+    console.print(Text(head, style="bold"))
+    for item in report.inputs:
+        kind = item.get("error") or item.get("found") or item.get("kind", "")
+        if item.get("damage") and not item.get("error"):
+            kind += f" (damaged: {item['damage']})"
+        era = f", era {item['era']}" if item.get("era") else ""
+        console.print(cell(f"input: {item['path']}: {kind}{era}, {item.get('lines', 0)} lines, "
+                           f"{item.get('skipped', 0)} skipped", style="dim"))
+    given = [f"{c['key']}={c['value']} ({c['source']})" for c in report.config if not c.get("default")]
+    defaults = [c["key"] for c in report.config if c.get("default")]
+    if given:
+        console.print(cell("config: " + ", ".join(given), style="dim"))
+    if defaults:
+        console.print(cell("defaults assumed (pass --config to use yours): " + ", ".join(defaults), style="dim"))
+    for severity in ("error", "warning", "info"):
+        for f in (f for f in report.findings if f.severity == severity):
+            _finding_lines(console, f)
+    all_recs = [r for f in report.findings for r in f.recommendations]
+    if all_recs:
+        for side, lines in properties_snippet(all_recs).items():
+            for line in lines:
+                console.print(cell(f"config change ({SIDE_FILES.get(side, side)}): {line}"))
+    for note in report.notes:
+        console.print(cell(f"note: {note}", style="dim"))
+
+
+def _finding_lines(console: Console, f: Finding) -> None:
+    """A finding as lines that each stand alone: what ``grep RULE`` or ``grep file:line`` should find."""
+    ref = f.id or f.rule  # ``FEN002#1``: what ``caused_by`` names
+    line = Text(f"{f.severity}: ", style=STYLE.get(f.severity, ""))
+    line.append(f"{ref} ", style=STYLE.get(f.severity, ""))
+    line.append(visible(f.title), style="bold")
+    console.print(line)
+    subject = ", ".join(f"{k}={v}" for k, v in f.subject.to_json().items() if v is not None and v != "")
+    window = ""
+    if f.window_start is not None or f.window_end is not None:
+        window = f" [{iso_time(f.window_start) or '?'} → {iso_time(f.window_end) or '?'}]"
+    console.print(cell(f"  {f.category}" + (f"  {subject}" if subject else "") + window, style="dim"))
+    console.print(cell("  " + " ".join(str(f.message).split())))
+    if f.caused_by:
+        console.print(cell("  consequence of " + ", ".join(f.caused_by) + " (fix that first)"))
+    for ev in f.evidence:
+        loc = f"{ev.file}:{ev.line}" if ev.line else ev.file
+        console.print(cell(f"  {loc}: {ev.text}"))
+    for side, lines in properties_snippet(f.recommendations).items() if f.recommendations else ():
+        for text in lines:
+            console.print(cell(f"  fix ({SIDE_FILES.get(side, side)}): {text}"))
+    for rec in f.recommendations:
+        console.print(cell(f"  why {rec.config}: {rec.reason}", style="dim"))
+    for i, step in enumerate(f.runbook, 1):
+        console.print(cell(f"  runbook {i}: {step}"))

@@ -75,8 +75,38 @@ def test_text_report_plain_when_piped() -> None:
     assert proc.returncode == 1
     assert "\x1b[" not in proc.stdout
     assert proc.stdout.startswith("1 finding(s): 1 error")
-    assert "TMO001" in proc.stdout and "transaction.timeout.ms=" in proc.stdout
-    assert "Config changes" in proc.stdout
+    assert "error: TMO001#1 " in proc.stdout and "transaction.timeout.ms=" in proc.stdout
+    assert any(line.startswith("config change (producer") and "transaction.timeout.ms=" in line
+               for line in proc.stdout.splitlines())
+
+
+@pytest.mark.parametrize("case", ["fencing-3.3", "hanging-3.5", "timeout-2.4", "expiration-3.5"])
+def test_piped_text_has_no_boxes_and_one_line_per_evidence(case: str) -> None:
+    """Like a linter: ``grep file:line`` finds the whole evidence line, whatever its length."""
+    path = str(ROOT / "fixtures" / "cases" / case / "input")
+    text = run_cli("analyze", "--fail-on", "never", path).stdout
+    report = json.loads(run_cli("analyze", "--fail-on", "never", "--format", "json", path).stdout)
+    assert not set(text) & set("╭╮╰╯│─━")
+    lines = set(text.splitlines())
+    evidence = [e for f in report["findings"] for e in f["evidence"]]
+    assert evidence
+    for e in evidence:
+        assert f"  {e['file']}:{e['line']}: {e['text']}" in lines, e
+    for f in report["findings"]:
+        assert any(line.startswith(f"{f['severity']}: {f['id']} ") for line in lines), f["id"]
+
+
+@pytest.mark.parametrize("env, colour", [({"FORCE_COLOR": "1"}, True), ({"CLICOLOR_FORCE": "1"}, True),
+                                         ({"NO_COLOR": "1", "FORCE_COLOR": "1"}, False), ({}, False)])
+def test_colour_follows_the_conventions(env: dict, colour: bool) -> None:
+    import os
+
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE")}
+    proc = subprocess.run([sys.executable, "-m", "kafkadiag.cli", "analyze", "--fail-on", "never",
+                           str(ROOT / "fixtures" / "cases" / "timeout-2.4" / "input")],
+                          capture_output=True, text=True, cwd=ROOT, env={**base, **env})
+    assert ("\x1b[" in proc.stdout) is colour
+    assert not set(proc.stdout) & set("╭│")  # piped: lines, coloured or not
 
 
 def test_fail_on_and_never() -> None:
@@ -123,3 +153,20 @@ def test_markdown_report() -> None:
     proc = run_cli("analyze", "--format", "markdown", str(ROOT / "fixtures" / "cases" / "seed-two-instances" / "input"))
     assert proc.returncode == 1
     assert proc.stdout.startswith("# kafkadiag report") and "## ERROR FEN001" in proc.stdout
+
+
+def test_on_a_terminal_findings_are_boxes_titled_with_their_ids() -> None:
+    import io
+
+    from kafkadiag.config import EffectiveConfig
+    from kafkadiag.engine.local import analyze
+    from kafkadiag.report.model import Report
+    from kafkadiag.report.text import render_text
+    from kafkadiag.ruleset import load_rules
+
+    result = analyze([str(ROOT / "fixtures" / "cases" / "fencing-3.3" / "input")], load_rules(), EffectiveConfig.defaults())
+    out = io.StringIO()
+    render_text(Report("analyze", result.findings, inputs=[r.to_json() for r in result.inputs]), out, color=False,
+                width=100, boxes=True)
+    text = out.getvalue()
+    assert "╭─ FEN002#1 " in text and max(len(line) for line in text.splitlines()) <= 100

@@ -141,6 +141,7 @@ def analyze(
     now_ms = parse_time(now) if now else None
     if partition is not None and not _valid_partition(partition):
         raise UsageError(f"--partition: expected TOPIC-N (e.g. orders-3), got {partition!r}")
+    _check_paths(paths)
     rule_list = _load_rules(rules, select, ignore)
     choice, runner = _engine(engine, master, spark_conf, paths)
     result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition), runner=runner)
@@ -207,6 +208,16 @@ def _finish(result, fail_on: FailOn, at_or_above) -> None:
         raise typer.Exit(1)
 
 
+def _check_paths(paths: list[str]) -> None:
+    """A mistyped path fails the run before anything is read or printed (exit 2, named once)."""
+    from .inputs import missing_paths
+
+    missing = missing_paths(paths)
+    if missing:
+        more = f" (and {len(missing) - 1} more: {', '.join(missing[1:4])}{', ...' if len(missing) > 4 else ''})" if len(missing) > 1 else ""
+        _fail(f"no such file or directory: {missing[0]}{more}")
+
+
 def _valid_partition(value: str) -> bool:
     topic, _, number = value.rpartition("-")
     return bool(topic) and number.isdigit()
@@ -252,6 +263,7 @@ def timeline(
     from .readers.base import ReadOptions
     from .report.timeline import render_timeline_json, render_timeline_text
 
+    _check_paths(paths)
     effective = EffectiveConfig.defaults()
     for path in config:
         effective.load_properties(str(path))

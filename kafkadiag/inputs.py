@@ -70,6 +70,22 @@ def expand_inputs(paths: list[str], stdin: BinaryIO | None = None) -> list[Input
     return out
 
 
+def missing_paths(paths: list[str]) -> list[str]:
+    """The given paths that name nothing: no file or directory there, or a glob matching nothing.
+
+    Checked before any input is read, so that a mistyped path stops the run at once instead of
+    leaving a report that silently lacks it. Stdin and Hadoop URIs are not checked here.
+    """
+    out = []
+    for given in paths:
+        if given == STDIN_NAME or "://" in given or os.path.lexists(given):
+            continue
+        if glob.has_magic(given) and glob.glob(given, recursive=True):
+            continue
+        out.append(given)
+    return out
+
+
 def in_canonical_order(specs: list[InputSpec]) -> list[InputSpec]:
     """Inputs sorted by name (stable for a name given twice): what is read first must not depend on
     the order the user typed, or the same partition in two files would cite one file or the other."""

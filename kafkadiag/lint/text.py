@@ -49,6 +49,8 @@ def render_lint_text(report: Report, out: TextIO, color: bool = False, fixable: 
                        f"{counts['info']} info", style="bold")
         if fixable:
             summary.append(f"; {len(fixable)} fixable with --fix (see the change first with --diff)")
+    elif not stats.get("configs", 0):
+        summary.append("No Kafka config file found: nothing was checked.", style="bold yellow")
     else:
         summary.append("No problems found.", style="bold green")
     summary.append(f" ({stats.get('files', 0)} file(s), {stats.get('configs', 0)} config(s)")

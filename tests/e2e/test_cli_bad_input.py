@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 GOOD = ROOT / "fixtures" / "cases" / "timeout-2.4" / "input"
 
@@ -28,12 +30,14 @@ def test_missing_path_alone_is_exit_2_with_one_line(tmp_path: Path) -> None:
     assert "nope.log" in proc.stderr.decode()
 
 
-def test_missing_path_next_to_good_input_still_reports(tmp_path: Path) -> None:
-    proc = run_cli("analyze", "--format", "json", str(tmp_path / "nope.log"), str(GOOD))
-    assert proc.returncode == 1  # the timeout finding
-    report = json.loads(proc.stdout)
-    missing = [i for i in report["inputs"] if i["path"].endswith("nope.log")][0]
-    assert missing.get("error")
+@pytest.mark.parametrize("command", ["analyze", "timeline"])
+def test_a_missing_path_next_to_good_input_fails_before_any_report(tmp_path: Path, command: str) -> None:
+    """A mistyped path is named once and nothing is printed: a report without that input would
+    read as if it had been there."""
+    proc = run_cli(command, "--format", "json", str(GOOD), str(tmp_path / "nope.log"), str(tmp_path / "*.gz"))
+    assert proc.returncode == 2 and proc.stdout == b""
+    lines = proc.stderr.decode().splitlines()
+    assert len(lines) == 1 and lines[0].count("nope.log") == 1 and "*.gz" in lines[0]
     assert_clean_failure(proc)
 
 

@@ -70,3 +70,10 @@ def test_select_and_ignore(lint, write):
     assert lint(["producer.properties", "--format", "json"], cwd=folder).rules() == {"PRD001", "PRD008"}
     assert lint(["producer.properties", "--format", "json", "--select", "PRD008"], cwd=folder).rules() == {"PRD008"}
     assert lint(["producer.properties", "--format", "json", "--ignore", "fencing"], cwd=folder).rules() == {"PRD001"}
+
+
+def test_a_folder_without_config_files_says_nothing_was_checked(lint, write):
+    folder = write({"README.md": "# notes\n", "app.py": "print('hello')\n"})
+    run = lint.process(["."], cwd=folder)
+    assert run.code == 0  # a pre-commit run whose commit touched no config passes
+    assert "No Kafka config file found: nothing was checked." in run.out and "No problems found" not in run.out

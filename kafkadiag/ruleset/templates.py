@@ -156,6 +156,7 @@ FILTERS: dict[str, Callable[[object], str]] = {
     "int": format_int,
     "ms": format_int,
     "list": format_value,  # for one row; groups go through format_list
+    "arg": format_value,  # a command argument: unknown values become ``<NAME>`` (see ``RenderContext``)
 }
 
 
@@ -179,6 +180,8 @@ class RenderContext:
             value = self.row.get(p.name, MISSING)
         if p.filter is None:
             return format_value(value)
+        if p.filter == "arg" and is_unknown(plain(value)):
+            return f"<{p.name.upper()}>"  # a placeholder the user fills in, never an empty argument
         return FILTERS[p.filter](value)
 
 

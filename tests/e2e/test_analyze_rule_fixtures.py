@@ -99,3 +99,38 @@ def test_passing_fixture_does_not_fire_the_rule(rule: str, monkeypatch: pytest.M
     report = _analyze(rule, "pass", monkeypatch)
     fired = [f["message"] for f in report["findings"] if f["rule"] == rule]
     assert not fired, (rule, fired)
+
+
+# ------------------------------------------------------------------------------------------
+# Every fix and runbook step a rule renders can be pasted: a value is a value (the reasoning goes
+# in ``reason``), and a command has all its arguments, filled from the evidence or an explicit
+# ``<PLACEHOLDER>``.
+
+import re  # noqa: E402
+
+#: A value a .properties line can hold: no whitespace (a number, a word, a placeholder, a list).
+VALUE = re.compile(r"^[^\s]+$")
+#: ``--flag`` with nothing after it, or followed by another flag: an argument the evidence lacked.
+EMPTY_ARGUMENT = re.compile(r"(?:^|\s)--[a-z][a-z-]*(?:=(?:\s|$)|\s*$|\s+--)")
+KNOWN_FLAGS_WITHOUT_VALUE = ("--describe", "--all", "--under-replicated-partitions", "--list", "--execute", "--add",
+                             "--unavailable-partitions", "--under-min-isr-partitions", "--transaction-log-decoder",
+                             "--print-data-log", "--deep-iteration")
+#: A template placeholder left in the text (``${random.uuid}`` in advice is not one).
+UNFILLED = re.compile(r"(?<![$\w])\{[a-z_.]+(?:\|[a-z]+)?\}")
+
+
+@pytest.mark.parametrize("rule", [rule for rule in ANALYZE_RULES if rule not in CANNOT_FIRE])
+def test_fixes_are_values_and_commands_have_their_arguments(rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    report = _analyze(rule, "fail", monkeypatch)
+    findings = [f for f in report["findings"] if f["rule"] == rule]
+    assert findings
+    for f in findings:
+        for rec in f["recommendations"]:
+            assert rec["value"] and VALUE.match(rec["value"]), f"{rule}: {rec['config']}={rec['value']!r} is not a value"
+            assert rec["reason"].strip(), f"{rule}: {rec['config']} without a reason"
+        for step in f["runbook"]:
+            text = step
+            for flag in KNOWN_FLAGS_WITHOUT_VALUE:
+                text = text.replace(flag, "")
+            assert not EMPTY_ARGUMENT.search(text), f"{rule}: a runbook command lacks an argument: {step!r}"
+            assert not UNFILLED.search(step) and "None" not in step.split(), f"{rule}: an unfilled template: {step!r}"

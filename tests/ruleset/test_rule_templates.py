@@ -126,3 +126,10 @@ def test_fields_lists_columns_read():
 def test_display_for_docs():
     t = parse_template("${{random.uuid}} {topic} {config.a.b|duration} {_count}", COLUMNS)
     assert t.display() == "${random.uuid} {topic} {config.a.b|duration} {_count}"
+
+
+@pytest.mark.parametrize("value, text", [("orders-tx-7", "orders-tx-7"), ("", "<TRANSACTIONAL_ID>"), (None, "<TRANSACTIONAL_ID>")])
+def test_arg_filter_never_leaves_an_empty_command_argument(value, text):
+    t = parse_template("describe --transactional-id {transactional_id|arg}", COLUMNS | {"transactional_id"})
+    row = {} if value is None else {"transactional_id": value}
+    assert t.render(RenderContext(row, ConfigView({}, None))) == f"describe --transactional-id {text}"

@@ -126,6 +126,8 @@ def analyze(
     partition: Optional[str] = typer.Option(None, "--partition", help="TOPIC-N for dumps without a `Dumping` line naming the segment path."),
     bootstrap_server: Optional[str] = typer.Option(None, "--bootstrap-server", help="Fill runbook commands with this bootstrap server."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off (default: on for a terminal)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Text: only the summary (root causes, their fixes and consequences); the exit code as usual."),
+    statistics: bool = typer.Option(False, "--statistics", help="Text: only how many findings each rule raised."),
     engine: Engine = typer.Option(Engine.auto, "--engine", help="local: in this process; spark: Spark tasks; auto: Spark for very large inputs, a --master or Hadoop URIs."),
     master: Optional[str] = typer.Option(None, "--master", help="Spark master: local[*] (default), spark://HOST:PORT, yarn, k8s://... (implies Spark)."),
     spark_conf: list[str] = typer.Option([], "--spark-conf", help="Spark setting KEY=VALUE (repeatable), e.g. spark.executor.memory=4g."),
@@ -141,6 +143,8 @@ def analyze(
     now_ms = parse_time(now) if now else None
     if partition is not None and not _valid_partition(partition):
         raise UsageError(f"--partition: expected TOPIC-N (e.g. orders-3), got {partition!r}")
+    if (quiet or statistics) and format != Format.text:
+        raise UsageError("--quiet and --statistics shape the text report; use them with --format text")
     _check_paths(paths)
     rule_list = _load_rules(rules, select, ignore)
     choice, runner = _engine(engine, master, spark_conf, paths)
@@ -162,7 +166,7 @@ def analyze(
         notes=notes,
     )
     with _output(output) as out:
-        _render(report, format, out, color)
+        _render(report, format, out, color, quiet=quiet, stats_only=statistics)
     _finish(result, fail_on, at_or_above)
 
 
@@ -223,13 +227,14 @@ def _valid_partition(value: str) -> bool:
     return bool(topic) and number.isdigit()
 
 
-def _render(report, format: Format, out: TextIO, color: Optional[bool]) -> None:
+def _render(report, format: Format, out: TextIO, color: Optional[bool], quiet: bool = False,
+            stats_only: bool = False) -> None:
     from .report import render_machine
 
     if not render_machine(report, format.value, out):
         from .report.text import render_text
 
-        render_text(report, out, color=color_wanted(out, color))
+        render_text(report, out, color=color_wanted(out, color), quiet=quiet, stats_only=stats_only)
 
 
 def color_wanted(out: TextIO, flag: Optional[bool]) -> bool:

@@ -17,21 +17,32 @@ from rich.text import Text
 from ..findings import Finding, iso_time
 from .model import SIDE_FILES, Report, properties_snippet
 from .safe import cell, visible
+from .triage import in_triage_order, one_fix, statistics, subject_text, triage
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def render_text(report: Report, out: TextIO, color: bool | None = None, width: int | None = None,
-                boxes: bool | None = None) -> None:
-    """``boxes`` (default: ``out`` is a terminal): findings in boxes at the width; else one line per fact."""
+                boxes: bool | None = None, quiet: bool = False, stats_only: bool = False) -> None:
+    """``boxes`` (default: ``out`` is a terminal): findings in boxes at the width; else one line per fact.
+
+    Every report opens with the triage summary (root causes, each with its fix and consequences);
+    ``quiet`` prints only that, ``stats_only`` only the count of findings per rule.
+    """
     if boxes is None:
         boxes = hasattr(out, "isatty") and out.isatty()
     if not boxes:
-        _render_lines(report, Console(file=out, force_terminal=bool(color), no_color=not color, highlight=False,
-                                      soft_wrap=True, width=1 << 16))
+        console = Console(file=out, force_terminal=bool(color), no_color=not color, highlight=False,
+                          soft_wrap=True, width=1 << 16)
+    else:
+        console = Console(file=out, force_terminal=color, no_color=color is False,
+                          width=width or (None if color else 120), highlight=False, soft_wrap=False)
+    if stats_only:
+        _statistics(console, report)
         return
-    console = Console(file=out, force_terminal=color, no_color=color is False, width=width or (None if color else 120),
-                      highlight=False, soft_wrap=False)
+    if not boxes:
+        _render_lines(report, console, quiet)
+        return
     counts = report.counts()
     stats = report.stats
     head = Text()
@@ -50,18 +61,21 @@ def render_text(report: Report, out: TextIO, color: bool | None = None, width: i
             f"{stats.get('transactional_ids', 0)} transactional ids"
         )
     console.print(head)
+    _triage(console, report.findings)
+    if quiet:
+        return
     _inputs(console, report)
-    for severity in ("error", "warning", "info"):
-        group = [f for f in report.findings if f.severity == severity]
-        if not group:
-            continue
+    ranked = [f for f in in_triage_order(report.findings) if f.severity != "info"]
+    if ranked:
         console.print()
-        console.rule(Text(f"{severity.upper()} ({len(group)})", style=STYLE[severity]), align="left")
-        if severity == "info":
-            _info_lines(console, group)
-            continue
-        for finding in group:
+        console.rule(Text(f"Details ({len(ranked)}), root causes first", style="bold"), align="left")
+        for finding in ranked:
             console.print(_finding(finding))
+    infos = [f for f in report.findings if f.severity == "info"]
+    if infos:
+        console.print()
+        console.rule(Text(f"INFO ({len(infos)})", style=STYLE["info"]), align="left")
+        _info_lines(console, infos)
     all_recs = [r for f in report.findings for r in f.recommendations]
     if all_recs:
         console.print()
@@ -170,7 +184,40 @@ def _finding(f: Finding) -> Panel:
 # ------------------------------------------------------------------------------------------
 # Piped: one fact per line
 
-def _render_lines(report: Report, console: Console) -> None:
+def _triage(console: Console, findings: list[Finding]) -> None:
+    """One line per root cause (severity, id, subject, diagnosis, the fix), its consequences under it."""
+    causes = triage(findings)
+    if not causes:
+        return
+    for cause in causes:
+        f = cause.finding
+        line = Text(f"{f.severity.upper()} ", style=STYLE.get(f.severity, ""))
+        line.append(f"{f.id or f.rule} ", style=STYLE.get(f.severity, ""))
+        subject = subject_text(f)
+        line.append(visible(f"{subject}: " if subject else ""))
+        line.append(visible(f.title), style="bold")
+        fix = one_fix(f)
+        if fix:
+            line.append(visible(f"; fix: {fix}"))
+        console.print(line)
+        for c in cause.consequences:
+            sub = subject_text(c)
+            console.print(cell(f"    consequence {c.id or c.rule} {sub + ': ' if sub else ''}{c.title}", style="dim"))
+
+
+def _statistics(console: Console, report: Report) -> None:
+    """``--statistics``: how many findings each rule raised, most frequent first (as ruff prints it)."""
+    rows = statistics(report.findings)
+    width = max((len(str(n)) for n, *_ in rows), default=1)
+    for n, rule, severity, title in rows:
+        line = Text(f"{n:>{width}}  ")
+        line.append(f"{rule}  ", style=STYLE.get(severity, ""))
+        line.append(f"{severity:<7}  ")
+        line.append(visible(title))
+        console.print(line)
+
+
+def _render_lines(report: Report, console: Console, quiet: bool = False) -> None:
     counts = report.counts()
     stats = report.stats
     if report.findings:
@@ -182,6 +229,9 @@ def _render_lines(report: Report, console: Console) -> None:
                  f"({stats.get('committed', 0)} committed, {stats.get('aborted', 0)} aborted, {stats.get('open', 0)} open), "
                  f"{stats.get('transactional_ids', 0)} transactional ids")
     console.print(Text(head, style="bold"))
+    _triage(console, report.findings)
+    if quiet:
+        return
     for item in report.inputs:
         kind = item.get("error") or item.get("found") or item.get("kind", "")
         if item.get("damage") and not item.get("error"):
@@ -195,9 +245,8 @@ def _render_lines(report: Report, console: Console) -> None:
         console.print(cell("config: " + ", ".join(given), style="dim"))
     if defaults:
         console.print(cell("defaults assumed (pass --config to use yours): " + ", ".join(defaults), style="dim"))
-    for severity in ("error", "warning", "info"):
-        for f in (f for f in report.findings if f.severity == severity):
-            _finding_lines(console, f)
+    for f in in_triage_order(report.findings):  # root causes first, each followed by its consequences
+        _finding_lines(console, f)
     all_recs = [r for f in report.findings for r in f.recommendations]
     if all_recs:
         for side, lines in properties_snippet(all_recs).items():

@@ -270,12 +270,7 @@ class _BlockReader:
             "codec": lc.codec[g0],
             "is_valid": np.logical_and.reduceat(lc.is_valid[r0:int(g1[-1])], rel),
         }
-        if self.wanted is not None:
-            cols = {name: column for name, column in cols.items() if name in self.wanted}
-        for shape in lc.shapes:
-            self.eras.add(shape)
-        parser.saw_batch()
-        parser.fast_columns(cols)
+        self._emit_columns(cols, lc.shapes)
         self.general(block, fb, end)
 
     def _context_fits(self) -> bool:
@@ -337,9 +332,13 @@ class _BlockReader:
             "coordinator_epoch": bc.coordinator_epoch[j0:j1].astype(np.int32),
         }
         cols.update((name, column[j0:j1]) for name, column in values.items())
+        self._emit_columns(cols, bc.shapes)
+
+    def _emit_columns(self, cols: dict[str, np.ndarray], shapes: tuple[str, ...]) -> None:
+        """Batch rows read at once: the wanted columns to the sink, the era evidence noted."""
         if self.wanted is not None:
             cols = {name: column for name, column in cols.items() if name in self.wanted}
-        for shape in bc.shapes:
+        for shape in shapes:
             self.eras.add(shape)
-        parser.saw_batch()
-        parser.fast_columns(cols)
+        self.parser.saw_batch()
+        self.parser.fast_columns(cols)

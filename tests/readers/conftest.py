@@ -62,3 +62,16 @@ def read_text(
 def small_fast_threshold(monkeypatch):
     """Let the fast path run on the small blocks tests use."""
     monkeypatch.setattr(dumplog_fast, "MIN_FAST_BATCHES", 4)
+
+
+def assert_same_reads(text: bytes, block_size: int, **kwargs) -> None:
+    """The vectorised paths and the line parser read ``text`` the same: rows, skips, kinds, lines, era."""
+    fast = read_text(text, fast=True, block_size=block_size, **kwargs)
+    slow = read_text(text, fast=False, block_size=block_size, **kwargs)
+    for name in fast.tables:
+        assert fast[name].equals(slow[name]), name
+    assert fast.report.skipped == slow.report.skipped
+    assert fast.report.skip_reasons == slow.report.skip_reasons
+    assert fast.report.kinds == slow.report.kinds
+    assert fast.report.lines == slow.report.lines
+    assert fast.report.era == slow.report.era

@@ -24,7 +24,7 @@ from . import __version__
 from .config import ConfigError, EffectiveConfig
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,  # typer's own: --install-completion, --show-completion
     no_args_is_help=True,
     help="Kafka transaction forensics: reads kafka-dump-log output and __transaction_state dumps, "
     "explains fencing, expired transactional ids, timeouts and hanging transactions, and says what to change.",
@@ -114,23 +114,23 @@ def _fill_placeholders(findings: list, bootstrap: Optional[str]) -> None:
 
 @app.command()
 def analyze(
-    paths: list[str] = typer.Argument(..., help="Dump files, directories (recursive), globs, .gz files, or - for stdin."),
+    paths: list[str] = typer.Argument(..., metavar="PATH", help="Dump files, directories (recursive), globs, .gz files, or - for stdin."),
     format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to this file."),
-    config: list[Path] = typer.Option([], "--config", "-c", help="Producer or broker .properties whose transaction settings apply (repeatable)."),
-    rules: list[Path] = typer.Option([], "--rules", help="Directory of extra YAML rules (repeatable)."),
-    select: list[str] = typer.Option([], "--select", help="Only these rules: ids, id prefixes, names or categories (comma-separated, repeatable)."),
-    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (same forms as --select)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to this file."),
+    config: list[Path] = typer.Option([], "--config", "-c", metavar="FILE", help="Producer or broker .properties whose transaction settings apply (repeatable)."),
+    rules: list[Path] = typer.Option([], "--rules", metavar="DIR", help="Directory of extra YAML rules (repeatable)."),
+    select: list[str] = typer.Option([], "--select", metavar="RULES", help="Only these rules: ids, id prefixes, names or categories (comma-separated, repeatable)."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="RULES", help="Skip these rules (same forms as --select)."),
     fail_on: FailOn = typer.Option(FailOn.error, "--fail-on", help="Exit 1 when a finding at or above this severity exists."),
-    now: Optional[str] = typer.Option(None, "--now", help="Treat this time as 'now' for ages of open transactions (default: the end of the evidence)."),
-    partition: Optional[str] = typer.Option(None, "--partition", help="TOPIC-N for dumps without a `Dumping` line naming the segment path."),
-    bootstrap_server: Optional[str] = typer.Option(None, "--bootstrap-server", help="Fill runbook commands with this bootstrap server."),
+    now: Optional[str] = typer.Option(None, "--now", metavar="TIME", help="Treat this time as 'now' for ages of open transactions (default: the end of the evidence)."),
+    partition: Optional[str] = typer.Option(None, "--partition", metavar="TOPIC-N", help="TOPIC-N for dumps without a `Dumping` line naming the segment path."),
+    bootstrap_server: Optional[str] = typer.Option(None, "--bootstrap-server", metavar="HOST:PORT", help="Fill runbook commands with this bootstrap server."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off (default: on for a terminal)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Text: only the summary (root causes, their fixes and consequences); the exit code as usual."),
     statistics: bool = typer.Option(False, "--statistics", help="Text: only how many findings each rule raised."),
     engine: Engine = typer.Option(Engine.auto, "--engine", help="local: in this process; spark: Spark tasks; auto: Spark for very large inputs, a --master or Hadoop URIs."),
-    master: Optional[str] = typer.Option(None, "--master", help="Spark master: local[*] (default), spark://HOST:PORT, yarn, k8s://... (implies Spark)."),
-    spark_conf: list[str] = typer.Option([], "--spark-conf", help="Spark setting KEY=VALUE (repeatable), e.g. spark.executor.memory=4g."),
+    master: Optional[str] = typer.Option(None, "--master", metavar="URL", help="Spark master: local[*] (default), spark://HOST:PORT, yarn, k8s://... (implies Spark)."),
+    spark_conf: list[str] = typer.Option([], "--spark-conf", metavar="KEY=VALUE", help="Spark setting KEY=VALUE (repeatable), e.g. spark.executor.memory=4g."),
 ) -> None:
     """Diagnose kafka-dump-log output (data partitions, __transaction_state, snapshots, txnindex)."""
     from .engine.local import analyze as run_analysis
@@ -250,17 +250,17 @@ def color_wanted(out: TextIO, flag: Optional[bool]) -> bool:
 
 @app.command()
 def timeline(
-    paths: list[str] = typer.Argument(..., help="Dumps, client logs, broker logs (files, directories, globs, .gz, -)."),
+    paths: list[str] = typer.Argument(..., metavar="PATH", help="Dumps, client logs, broker logs (files, directories, globs, .gz, -)."),
     format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="text or json."),
-    transactional_id: list[str] = typer.Option([], "--transactional-id", "-t", help="Only these transactional ids (repeatable)."),
-    producer_id: list[int] = typer.Option([], "--producer-id", "-p", help="Only these producer ids (repeatable)."),
+    transactional_id: list[str] = typer.Option([], "--transactional-id", "-t", metavar="ID", help="Only these transactional ids (repeatable)."),
+    producer_id: list[int] = typer.Option([], "--producer-id", "-p", metavar="PRODUCER_ID", help="Only these producer ids (repeatable)."),
     all_ids: bool = typer.Option(False, "--all", help="Every transactional id, not only those with findings."),
     data: bool = typer.Option(True, "--data/--no-data", help="Include first writes and markers from data-partition dumps."),
-    limit: int = typer.Option(200, "--limit", help="At most this many events per transactional id."),
-    config: list[Path] = typer.Option([], "--config", "-c", help="Producer or broker .properties (repeatable)."),
-    now: Optional[str] = typer.Option(None, "--now", help="Treat this time as 'now'."),
-    partition: Optional[str] = typer.Option(None, "--partition", help="TOPIC-N for dumps without a `Dumping` line."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write to this file."),
+    limit: int = typer.Option(200, "--limit", metavar="N", help="At most this many events per transactional id."),
+    config: list[Path] = typer.Option([], "--config", "-c", metavar="FILE", help="Producer or broker .properties (repeatable)."),
+    now: Optional[str] = typer.Option(None, "--now", metavar="TIME", help="Treat this time as 'now'."),
+    partition: Optional[str] = typer.Option(None, "--partition", metavar="TOPIC-N", help="TOPIC-N for dumps without a `Dumping` line."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write to this file."),
 ) -> None:
     """One timeline per transactional.id: coordinator states, writes and markers, client and broker events."""
     from .engine.local import analyze as run_analysis
@@ -313,9 +313,9 @@ def _nothing_for(tids: list[str], pids: list[int], everything) -> str:
 @app.command("rules")
 def list_rules(
     format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="text or json."),
-    rules: list[Path] = typer.Option([], "--rules", help="Directory of extra YAML rules (repeatable)."),
-    select: list[str] = typer.Option([], "--select", help="Only these rules."),
-    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules."),
+    rules: list[Path] = typer.Option([], "--rules", metavar="DIR", help="Directory of extra YAML rules (repeatable)."),
+    select: list[str] = typer.Option([], "--select", metavar="RULES", help="Only these rules."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="RULES", help="Skip these rules."),
 ) -> None:
     """List the rules: id, severity, category, title."""
     from .ruleset import rules_listing
@@ -339,8 +339,8 @@ def list_rules(
 
 @app.command()
 def explain(
-    rule_id: str = typer.Argument(..., help="Rule id (e.g. HNG001) or name."),
-    rules: list[Path] = typer.Option([], "--rules", help="Directory of extra YAML rules (repeatable)."),
+    rule_id: str = typer.Argument(..., metavar="PATH", help="Rule id (e.g. HNG001) or name."),
+    rules: list[Path] = typer.Option([], "--rules", metavar="DIR", help="Directory of extra YAML rules (repeatable)."),
 ) -> None:
     """Print one rule's documentation and runbook."""
     from .ruleset import explain as explain_rule

@@ -63,21 +63,21 @@ def register(app: typer.Typer) -> None:
 
 
 def lint(
-    paths: list[str] = typer.Argument(..., help="Config files or directories (searched recursively for .properties, .yaml, .yml, .json, .conf, .txt)."),
+    paths: list[str] = typer.Argument(..., metavar="PATH", help="Config files or directories (searched recursively for .properties, .yaml, .yml, .json, .conf, .txt)."),
     format: LintFormat = typer.Option(LintFormat.text, "--format", "-f", help="text, json, sarif (GitHub code scanning), junit, github (workflow annotations) or markdown."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report (or the diff) to this file."),
-    dialect: Optional[Dialect] = typer.Option(None, "--dialect", help="Read every file as this dialect instead of detecting it from its keys."),
-    kafka_version: Optional[str] = typer.Option(None, "--kafka-version", help="Kafka version whose defaults apply (e.g. 3.7); default: settings, else the newest known."),
-    select: list[str] = typer.Option([], "--select", help="Only these rules: ids, prefixes (PRD), names or categories (comma-separated, repeatable)."),
-    ignore: list[str] = typer.Option([], "--ignore", help="Skip these rules (same forms as --select)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report (or the diff) to this file."),
+    dialect: Optional[Dialect] = typer.Option(None, "--dialect", metavar="DIALECT", help="Read every file as this dialect instead of detecting it from its keys."),
+    kafka_version: Optional[str] = typer.Option(None, "--kafka-version", metavar="VERSION", help="Kafka version whose defaults apply (e.g. 3.7); default: settings, else the newest known."),
+    select: list[str] = typer.Option([], "--select", metavar="RULES", help="Only these rules: ids, prefixes (PRD), names or categories (comma-separated, repeatable)."),
+    ignore: list[str] = typer.Option([], "--ignore", metavar="RULES", help="Skip these rules (same forms as --select)."),
     fail_on: Optional[FailOn] = typer.Option(None, "--fail-on", help="Exit 1 when a finding at or above this severity remains (default: warning)."),
     exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even when findings remain (still 2 on errors)."),
     diff: bool = typer.Option(False, "--diff", help="Print the recommended changes as a unified diff per file; change nothing."),
     fix: bool = typer.Option(False, "--fix", help="Write the recommended changes into the files, then report what is left."),
-    settings_file: Optional[Path] = typer.Option(None, "--settings", help="Settings file (.kafkadiag.yaml or pyproject.toml); default: the nearest one upwards."),
+    settings_file: Optional[Path] = typer.Option(None, "--settings", metavar="FILE", help="Settings file (.kafkadiag.yaml or pyproject.toml); default: the nearest one upwards."),
     isolated: bool = typer.Option(False, "--isolated", help="Ignore settings files."),
-    rules: list[Path] = typer.Option([], "--rules", help="Directory of extra YAML rules (repeatable)."),
-    idle: list[str] = typer.Option([], "--idle", help="GLOB=DURATION: longest idle gap of matching transactional.ids, e.g. 'reports-*=10d' (repeatable)."),
+    rules: list[Path] = typer.Option([], "--rules", metavar="DIR", help="Directory of extra YAML rules (repeatable)."),
+    idle: list[str] = typer.Option([], "--idle", metavar="DURATION", help="GLOB=DURATION: longest idle gap of matching transactional.ids, e.g. 'reports-*=10d' (repeatable)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off (default: on for a terminal)."),
 ) -> None:
     """Lint Kafka client and broker configs for transaction and exactly-once pitfalls (CI and pre-commit)."""

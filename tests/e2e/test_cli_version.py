@@ -34,3 +34,23 @@ def test_the_command_is_that_entry_point() -> None:
 def test_other_arguments_reach_the_command_line() -> None:
     proc = subprocess.run([sys.executable, "-m", "kafkadiag.entry", "-V", "rules"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 0 and proc.stdout.strip() == f"kafkadiag {__version__}"  # typer's eager option
+
+
+@pytest.mark.parametrize("command, names", [
+    ("analyze", ["PATH", "FILE", "DIR", "RULES", "TIME", "TOPIC-N", "HOST:PORT", "URL", "KEY=VALUE"]),
+    ("timeline", ["PATH", "ID", "PRODUCER_ID", "N", "FILE", "TIME", "TOPIC-N"]),
+    ("lint", ["PATH", "DIR", "RULES", "FILE", "VERSION"]),
+])
+def test_help_names_what_each_option_takes(command: str, names: list[str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "kafkadiag.cli", command, "--help"], capture_output=True, text=True,
+                          cwd=ROOT, env={"COLUMNS": "200", "PATH": "/usr/bin:/bin"})
+    assert proc.returncode == 0, proc.stderr
+    for name in names:
+        assert f" {name} " in proc.stdout, name
+    assert "<list[str]>  " not in proc.stdout.split("Options")[1]  # options that take values say what
+
+
+def test_shell_completion_is_typers_own() -> None:
+    proc = subprocess.run([sys.executable, "-m", "kafkadiag.cli", "--show-completion", "bash"], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert proc.returncode == 0 and "complete " in proc.stdout and "COMP_WORDS" in proc.stdout  # a bash completion script

@@ -64,9 +64,17 @@ def small_fast_threshold(monkeypatch):
     monkeypatch.setattr(dumplog_fast, "MIN_FAST_BATCHES", 4)
 
 
-def assert_same_reads(text: bytes, block_size: int, **kwargs) -> None:
-    """The vectorised paths and the line parser read ``text`` the same: rows, skips, kinds, lines, era."""
+def assert_same_reads(text: bytes, block_size: int, calls: dict | None = None, **kwargs) -> None:
+    """The vectorised paths and the line parser read ``text`` the same: rows, skips, kinds, lines, era.
+
+    ``calls``: a counter a test's fixture bumps where the vectorised path under test runs; it
+    must have run during the fast read.
+    """
+    if calls is not None:
+        calls["n"] = 0
     fast = read_text(text, fast=True, block_size=block_size, **kwargs)
+    if calls is not None:
+        assert calls["n"] > 0, "the vectorised path under test was never taken"
     slow = read_text(text, fast=False, block_size=block_size, **kwargs)
     for name in fast.tables:
         assert fast[name].equals(slow[name]), name

@@ -67,12 +67,22 @@ _TEXT_HINTS = (
     ("[Producer clientId=", "java"),
     ("[Consumer clientId=", "java"),
 )
+_logger_cache: dict[str, str] = {}
 _KERR = re.compile(r"\b(?P<n>[A-Z][A-Z_]{4,}): [A-Z][a-z]")
 
 
 def library_of_logger(logger: str) -> str:
-    """The client library a logger name belongs to ('' when the name does not say)."""
-    return _logger_library(logger)
+    """The client library a logger name belongs to ('' when the name does not say).
+
+    Cached: a log names a few dozen loggers on thousands of lines (sniffing alone asks for 2,000).
+    """
+    library = _logger_cache.get(logger)
+    if library is None:
+        library = _logger_library(logger)
+        if len(_logger_cache) > 10_000:
+            _logger_cache.clear()
+        _logger_cache[logger] = library
+    return library
 
 
 def _logger_library(logger: str) -> str:
@@ -92,7 +102,6 @@ def _logger_library(logger: str) -> str:
 
 
 _JAVA_HINTS = tuple((n, lib) for n, lib in _TEXT_HINTS if FAMILY_OF_LIBRARY.get(lib) == JAVA and lib != "java")
-_logger_cache: dict[str, str] = {}
 
 
 def classify(family: str, logger: str, texts: list[str], known_errors: frozenset[str] | set[str]) -> tuple[str, str]:
@@ -103,12 +112,7 @@ def classify(family: str, logger: str, texts: list[str], known_errors: frozenset
         return "client", "librdkafka"
     if family == BROKER:
         return "broker", "broker"
-    library = _logger_cache.get(logger)
-    if library is None:
-        library = _logger_library(logger)
-        if len(_logger_cache) > 10_000:
-            _logger_cache.clear()
-        _logger_cache[logger] = library
+    library = library_of_logger(logger)
     if library == "java":
         joined = texts[0] if len(texts) == 1 else "\n".join(texts)
         for needle, hinted in _JAVA_HINTS:

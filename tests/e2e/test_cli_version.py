@@ -50,7 +50,19 @@ def test_help_names_what_each_option_takes(command: str, names: list[str]) -> No
     assert "<list[str]>  " not in proc.stdout.split("Options")[1]  # options that take values say what
 
 
+def _completion(env: dict[str, str]) -> subprocess.CompletedProcess:
+    """The program as its console script runs it (named ``kafkadiag``), with click's completion variables set."""
+    code = "import sys; sys.argv = ['kafkadiag']; from kafkadiag.entry import main; main()"
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
+                          env={"PATH": "/usr/bin:/bin", **env})
+
+
 def test_shell_completion_is_typers_own() -> None:
-    proc = subprocess.run([sys.executable, "-m", "kafkadiag.cli", "--show-completion", "bash"], capture_output=True,
-                          text=True, cwd=ROOT)
-    assert proc.returncode == 0 and "complete " in proc.stdout and "COMP_WORDS" in proc.stdout  # a bash completion script
+    # The script a shell sources (what --install-completion writes), then completions as bash asks for them.
+    script = _completion({"_KAFKADIAG_COMPLETE": "source_bash"})
+    assert script.returncode == 0 and "complete " in script.stdout and "COMP_WORDS" in script.stdout, script.stderr
+    command = _completion({"_KAFKADIAG_COMPLETE": "complete_bash", "COMP_WORDS": "kafkadiag ana", "COMP_CWORD": "1"})
+    assert command.stdout.split() == ["analyze"], command.stderr
+    option = _completion({"_KAFKADIAG_COMPLETE": "complete_bash", "COMP_WORDS": "kafkadiag analyze --for",
+                          "COMP_CWORD": "2"})
+    assert option.stdout.split() == ["--format"], option.stderr

@@ -34,6 +34,8 @@ import pytest
 from tests.clients.mockcluster import MockCluster
 from tests.clients.scenarios import SCENARIOS, ScenarioResult
 
+pytestmark = pytest.mark.slow  # the real librdkafka client against its mock cluster, with real timeouts
+
 ROOT = Path(__file__).resolve().parents[2]
 NATIVE_LINE = re.compile(r"^%[0-7]\|\d{9,}\.\d{3}\|[A-Z0-9_]+\|orders-svc#producer-\d+\| \[thrd:[^\]]*\]: ")
 PYLOG_LINE = re.compile(

@@ -80,6 +80,7 @@ def test_text_report_plain_when_piped() -> None:
                for line in proc.stdout.splitlines())
 
 
+@pytest.mark.slow  # four cases through the CLI; test_text_report_plain_when_piped is the quick check
 @pytest.mark.parametrize("case", ["fencing-3.3", "hanging-3.5", "timeout-2.4", "expiration-3.5"])
 def test_piped_text_has_no_boxes_and_one_line_per_evidence(case: str) -> None:
     """Like a linter: ``grep file:line`` finds the whole evidence line, whatever its length."""

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # one damaged number in every field of every case
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

@@ -22,6 +22,8 @@ from kafkadiag.config import EffectiveConfig
 from kafkadiag.engine.local import analyze
 from kafkadiag.ruleset import load_rules
 
+pytestmark = pytest.mark.slow  # every scenario simulated in every era, then analysed
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import simulate  # noqa: E402

@@ -15,6 +15,8 @@ from kafkadiag.engine.log_filter import log_conditions, relax
 from kafkadiag.ruleset import load_rules
 from kafkadiag.ruleset.model import AllOf, AnyOf, Comparison, NotOf, Operand
 
+pytestmark = pytest.mark.slow  # every case with and without log reduction
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 RULES = load_rules()

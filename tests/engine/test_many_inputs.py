@@ -11,9 +11,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from kafkadiag.config import EffectiveConfig
 from kafkadiag.engine.local import LocalRunner, analyze
 from kafkadiag.ruleset import load_rules
+
+pytestmark = pytest.mark.slow  # hundreds of inputs at two counts, compared
 
 ROOT = Path(__file__).resolve().parents[2]
 FENCED = next(iter(sorted((ROOT / "fixtures" / "cases" / "seed-two-instances" / "input").iterdir()))).read_text()

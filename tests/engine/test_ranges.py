@@ -20,6 +20,8 @@ from kafkadiag.engine import local, ranges
 from kafkadiag.facts.build import build_fact_tables
 from kafkadiag.readers.base import ReadOptions
 
+pytestmark = pytest.mark.slow  # every case read whole and in byte ranges
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import simulate  # noqa: E402

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "fixtures"
 RULES = load_rules()
 
-pytestmark = pytest.mark.skipif(range_workers() < 2, reason="reading ahead needs fork and two cores")
+pytestmark = [pytest.mark.slow,  # every case read ahead and in order
+              pytest.mark.skipif(range_workers() < 2, reason="reading ahead needs fork and two cores")]
 
 
 def _cases() -> list[tuple[str, list[str]]]:

@@ -17,6 +17,8 @@ from tests.facts.builders import T0, batch
 from kafkadiag.facts.batch_stream import BatchStream
 from kafkadiag.tables import BATCHES
 
+pytestmark = pytest.mark.slow  # a join at every batch of a stream
+
 
 def _traffic(seed: int) -> list[dict]:
     rnd = random.Random(seed)

@@ -33,6 +33,8 @@ from kafkadiag.facts.stages import (
 from kafkadiag.readers.base import ReadOptions
 from kafkadiag.tables import ABORTED_TXNS, SNAPSHOT_ENTRIES, TXN_RECORDS
 
+pytestmark = pytest.mark.slow  # every fact stage per group against one run, on every case
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import simulate  # noqa: E402

@@ -15,6 +15,7 @@ from pathlib import Path
 from unittest import mock
 
 import pandas as pd
+import pytest
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -34,6 +35,8 @@ from kafkadiag.readers.logs import reader as log_reader
 from kafkadiag.readers.logs.prune import Pruner
 from kafkadiag.ruleset import RuleError, load_rules
 from kafkadiag.ruleset.loader import parse_rule_text
+
+pytestmark = pytest.mark.slow  # property-based runs of the whole pipeline
 
 DUMPS = seed_files("cases/fencing-3.3/input/orders-0.*", "cases/mixed-2.4.1/input/__transaction_state-1*.log.txt",
                    "cases/timeout-2.4/input/*-0.log.txt", "cases/commit-0.11/input/*-0.log.txt",

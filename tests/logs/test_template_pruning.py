@@ -49,6 +49,7 @@ def _kept(paths: list[str], monkeypatch: pytest.MonkeyPatch, pruning: bool,
     return rows, [r.to_json() for r in stream.reports]
 
 
+@pytest.mark.slow  # every log input read pruned and whole, both ways
 @pytest.mark.parametrize("bulk_from", [bulk.MIN_HITS, 1], ids=["per-line", "bulk"])
 @pytest.mark.parametrize("name, paths", _log_inputs(), ids=[c[0] for c in _log_inputs()])
 def test_pruned_read_keeps_exactly_the_rows_and_reports_of_a_full_read(

@@ -21,6 +21,8 @@ from kafkadiag.inputs import InputStream, cr_only
 from kafkadiag.readers import read_input
 from kafkadiag.readers.base import InputReport, ReadOptions
 
+pytestmark = pytest.mark.slow  # reading time at two sizes, compared
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 

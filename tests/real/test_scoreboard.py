@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+pytestmark = pytest.mark.slow  # kafkadiag on every case of the real corpus
+
 sys.path.insert(0, str(Path(__file__).parent))
 import scoreboard as sb  # noqa: E402
 

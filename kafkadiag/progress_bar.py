@@ -66,6 +66,12 @@ class ProgressBar:
         self._thread.join()
 
     def _run(self) -> None:
+        try:
+            self._show()
+        except Exception:  # noqa: BLE001 - a bar that cannot draw (odd terminal) must not cost the run or print a traceback
+            pass
+
+    def _show(self) -> None:
         if self._stop.wait(self._delay):
             return  # the run ended before the bar was worth showing
         from rich.console import Console
@@ -86,6 +92,7 @@ class ProgressBar:
                 if self._stop.wait(1 / REFRESH_PER_SECOND):
                     break
         finally:
+            self._draw(bar, task)  # the last frame shows where the run got to
             bar.stop()  # transient: the bar's lines are erased before the report is written
             if out is not self._stream:
                 out.close()

@@ -14,7 +14,7 @@ from typing import BinaryIO, Callable, Iterator
 import pandas as pd
 
 from kafkadiag import progress
-from kafkadiag.inputs import (InputStream, Replay, expand_inputs, in_canonical_order, open_error, open_input,
+from kafkadiag.inputs import (InputSpec, InputStream, Replay, expand_inputs, in_canonical_order, open_error, open_input,
                               real_path)
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions, counted
 from kafkadiag.readers import logs as _logs  # noqa: F401  (registers the log detector)
@@ -88,7 +88,8 @@ class EventStream:
             if counting is not None:
                 counting.input_done(file_id)
 
-    def _one(self, file_id: int, spec) -> Iterator[tuple[str, pd.DataFrame]]:
+    def _one(self, file_id: int, spec: InputSpec) -> Iterator[tuple[str, pd.DataFrame]]:
+        """One input's chunks: taken from the read-ahead pool when it read it, else read here."""
         report = self.reports[file_id]
         if report.error:
             return

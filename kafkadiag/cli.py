@@ -128,6 +128,7 @@ def analyze(
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off (default: on for a terminal)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Text: only the summary (root causes, their fixes and consequences); the exit code as usual."),
     statistics: bool = typer.Option(False, "--statistics", help="Text: only how many findings each rule raised."),
+    show_all: bool = typer.Option(False, "--all", help="Text: every finding in full, also info and the warnings that describe normal traffic (collapsed by default)."),
     engine: Engine = typer.Option(Engine.auto, "--engine", help="local: in this process; spark: Spark tasks; auto: Spark for very large inputs, a --master or Hadoop URIs."),
     master: Optional[str] = typer.Option(None, "--master", metavar="URL", help="Spark master: local[*] (default), spark://HOST:PORT, yarn, k8s://... (implies Spark)."),
     spark_conf: list[str] = typer.Option([], "--spark-conf", metavar="KEY=VALUE", help="Spark setting KEY=VALUE (repeatable), e.g. spark.executor.memory=4g."),
@@ -143,12 +144,13 @@ def analyze(
     now_ms = parse_time(now) if now else None
     if partition is not None and not _valid_partition(partition):
         raise UsageError(f"--partition: expected TOPIC-N (e.g. orders-3), got {partition!r}")
-    if (quiet or statistics) and format != Format.text:
-        raise UsageError("--quiet and --statistics shape the text report; use them with --format text")
+    if (quiet or statistics or show_all) and format != Format.text:
+        raise UsageError("--quiet, --statistics and --all shape the text report; use them with --format text")
     _check_paths(paths)
     rule_list = _load_rules(rules, select, ignore)
     choice, runner = _engine(engine, master, spark_conf, paths)
-    result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition), runner=runner)
+    with _progress(quiet, local=choice.name == "local"):
+        result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition), runner=runner)
     result.stats["engine"] = {"name": choice.name, "master": choice.master, "reason": choice.reason,
                               **getattr(runner, "details", {})}
     if choice.name == "spark":
@@ -166,8 +168,17 @@ def analyze(
         notes=notes,
     )
     with _output(output) as out:
-        _render(report, format, out, color, quiet=quiet, stats_only=statistics)
+        _render(report, format, out, color, quiet=quiet, stats_only=statistics, show_all=show_all)
     _finish(result, fail_on, at_or_above)
+
+
+def _progress(quiet: bool, local: bool = True):
+    """The progress bar around a long read (stderr on a terminal only, not with --quiet); else nothing."""
+    from contextlib import nullcontext
+
+    from .progress_bar import ProgressBar, wanted
+
+    return ProgressBar() if local and wanted(quiet) else nullcontext()
 
 
 def _engine(engine: Engine, master: Optional[str], spark_conf: list[str], paths: list[str]):
@@ -228,13 +239,13 @@ def _valid_partition(value: str) -> bool:
 
 
 def _render(report, format: Format, out: TextIO, color: Optional[bool], quiet: bool = False,
-            stats_only: bool = False) -> None:
+            stats_only: bool = False, show_all: bool = False) -> None:
     from .report import render_machine
 
     if not render_machine(report, format.value, out):
         from .report.text import render_text
 
-        render_text(report, out, color=color_wanted(out, color), quiet=quiet, stats_only=stats_only)
+        render_text(report, out, color=color_wanted(out, color), quiet=quiet, stats_only=stats_only, show_all=show_all)
 
 
 def color_wanted(out: TextIO, flag: Optional[bool]) -> bool:
@@ -272,7 +283,9 @@ def timeline(
     effective = EffectiveConfig.defaults()
     for path in config:
         effective.load_properties(str(path))
-    result = run_analysis(paths, _load_rules([], [], []), effective, parse_time(now) if now else None, ReadOptions(partition=partition))
+    with _progress(False):
+        result = run_analysis(paths, _load_rules([], [], []), effective, parse_time(now) if now else None,
+                              ReadOptions(partition=partition))
     asked = bool(transactional_id or producer_id)
     keys: set[str] | None = set(transactional_id) | {f"producer {p}" for p in producer_id}
     if not keys and all_ids:

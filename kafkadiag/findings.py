@@ -123,6 +123,9 @@ class Finding:
     id: str = ""  # stable within one report: "<rule>#<n>"
     location: Location | None = None  # config lint only: the line to change
     config: str | None = None  # config lint only: the key the finding is about
+    #: From a rule marked ``normal_traffic``: the text report may collapse it (see ``report.triage``).
+    #: Not part of the JSON schema: machine formats list every finding the same way.
+    normal_traffic: bool = False
 
     def sort_key(self) -> tuple:
         return (

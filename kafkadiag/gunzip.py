@@ -82,18 +82,23 @@ class GzipStream(io.RawIOBase):
         self._left = b""
         self._error: BaseException | None = None
         self._ended = False
+        #: Compressed bytes taken from the file so far (the progress bar counts these for gzip inputs).
+        self.compressed_read = 0
         self._thread = threading.Thread(target=self._run, name="kafkadiag-inflate", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         try:
-            for piece in inflate(self._raw):
+            for piece in inflate(self._counting()):
                 if not self._put(piece):
                     return
         except BaseException as exc:  # noqa: BLE001 - handed to the reader, after the data before it
             self._put(exc)
             return
         self._put(None)
+
+    def _counting(self) -> "_CountingReader":
+        return _CountingReader(self._raw, self)
 
     def _put(self, item: object) -> bool:
         while not self._stop.is_set():
@@ -150,3 +155,15 @@ class GzipStream(io.RawIOBase):
                 self._raw.close()
             finally:
                 super().close()
+
+
+class _CountingReader:
+    """The compressed file as ``inflate`` reads it, counting into ``owner.compressed_read``."""
+
+    def __init__(self, raw: BinaryIO, owner: GzipStream) -> None:
+        self._raw, self._owner = raw, owner
+
+    def read(self, size: int = -1) -> bytes:
+        data = self._raw.read(size)
+        self._owner.compressed_read += len(data)
+        return data

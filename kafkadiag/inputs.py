@@ -36,6 +36,7 @@ _CR_TO_LF = bytes.maketrans(b"\r", b"\n")
 
 PIPE_WAIT_SECONDS = 10.0  # how long a named pipe without a writer is waited for
 SPOOL_LIMIT = 64 << 30  # bytes of stdin or a pipe kept for evidence, by default
+NOTE_EVERY = 1 << 20  # InputStream.on_read is told at most once per this many bytes read
 
 _aliases: dict[str, str] = {}  # display path -> spooled copy (stdin, named pipes)
 
@@ -303,6 +304,20 @@ class InputStream(io.RawIOBase):
         self.cr_lines = cr_lines
         self.position = 0  # bytes delivered so far (decompressed)
         self.error = ""
+        #: Told the bytes consumed from the file so far (compressed bytes for gzip), at most once per
+        #: ``NOTE_EVERY`` bytes: the progress bar's count (``kafkadiag.progress``).
+        self.on_read: Callable[[int], None] | None = None
+        self._next_note = NOTE_EVERY
+
+    @property
+    def consumed(self) -> int:
+        """Bytes of the file read so far: compressed bytes for gzip, else the bytes delivered."""
+        return int(getattr(self._raw, "compressed_read", 0)) if self._compressed else self.position
+
+    def _note(self) -> None:
+        if self.on_read is not None and self.position >= self._next_note:
+            self._next_note = self.position + NOTE_EVERY
+            self.on_read(self.consumed)
 
     def readable(self) -> bool:
         return True
@@ -349,6 +364,7 @@ class InputStream(io.RawIOBase):
         if self.cr_lines:
             data = data.translate(_CR_TO_LF)
         self.position += len(data)
+        self._note()
         return data
 
     def readinto(self, buffer) -> int:  # type: ignore[override]
@@ -366,6 +382,7 @@ class InputStream(io.RawIOBase):
             self.error = f"read error after {self.position} bytes: {exc.strerror or exc}"
             return 0
         self.position += n
+        self._note()
         return n
 
     def close(self) -> None:

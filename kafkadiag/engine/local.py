@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
+from .. import progress
 from ..config import EffectiveConfig
 from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents
@@ -40,14 +41,17 @@ def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tu
         return read_in_ranges(events, file_id, display, path, report, options)
 
     stream = EventStream(paths, options, range_reader=ranges if parallel else None)
-    if parallel:
-        stream.ahead = ReadAhead(stream.specs, options)  # large logs read by other cores meanwhile
+    # Counted in shared memory created before any reader process forks (when a progress bar listens).
+    progress.begin(["" if spec.error else spec.path for spec in stream.specs])
     try:
+        if parallel:
+            stream.ahead = ReadAhead(stream.specs, options)  # large logs read by other cores meanwhile
         for table, chunk in stream:
             events.add(table, chunk if stream.yielding_ahead else reduced(table, chunk, options.log_conditions))
     finally:
         if stream.ahead is not None:
             stream.ahead.close()
+        progress.finish()
     return events, stream
 
 

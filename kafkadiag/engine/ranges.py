@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
+from .. import progress
 from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents
 from ..memory import return_free_memory
@@ -133,6 +134,11 @@ class _Range(io.RawIOBase):
         self._handle = handle
         self._left = length
 
+    @property
+    def left(self) -> int:
+        """Bytes of the range not read yet."""
+        return self._left
+
     def readable(self) -> bool:
         return True
 
@@ -160,6 +166,11 @@ def placeholder(k: int, transaction_log: bool = False) -> SectionState:
     return SectionState(f"\0range-{k}", -1, -1, "log", False)
 
 
+#: In a forked range reader: its place in the progress count (``kafkadiag.progress``), where it
+#: counts its range's bytes chunk by chunk while a progress bar listens; -1 elsewhere (no count).
+_progress_slot = -1
+
+
 def read_range(
     path: str, display: str, file_id: int, options: ReadOptions, start: int, end: int, resume: SectionState | None
 ) -> RangeResult:
@@ -168,16 +179,23 @@ def read_range(
     options = replace(options, chunk_rows=min(options.chunk_rows, RANGE_CHUNK_ROWS), arrays=("batches",))
     ctx = ReadContext(file_id, display, options, report)
     events = CollectedEvents(batches=BatchStream(joinable=True))
+    slot = _progress_slot
+    counting = progress.active() if slot >= 0 else None
     with open(path, "rb") as handle:
         handle.seek(start)
-        chunks = read_dump(_Range(handle, end - start), ctx, threads=False, start_byte=start, resume=resume)
+        source = _Range(handle, end - start)
+        chunks = read_dump(source, ctx, threads=False, start_byte=start, resume=resume)
         for table, chunk in counted(chunks, report):
             events.add(table, chunk)
+            if counting is not None:
+                counting.range_read(slot, end - start - source.left)
     return_free_memory()  # what reading freed goes back before the result is pickled
     return RangeResult(events, report, ctx.end_state, ctx.shapes)  # type: ignore[arg-type]
 
 
-def _child(conn, *args) -> None:
+def _child(conn, slot: int, *args) -> None:
+    global _progress_slot
+    _progress_slot = slot  # this process only (forked)
     try:
         result = read_range(*args)
         conn.send(("ok", result))
@@ -213,7 +231,7 @@ def read_in_ranges(
     for k, (start, end) in enumerate(zip(cuts, cuts[1:])):
         receive, send = context.Pipe(duplex=False)
         args = (path, display, file_id, options, start, end, None if k == 0 else placeholder(k, transaction_log))
-        proc = context.Process(target=_child, args=(send, *args), daemon=True)
+        proc = context.Process(target=_child, args=(send, k, *args), daemon=True)
         proc.start()
         send.close()
         children.append((proc, receive, args))

@@ -13,7 +13,8 @@ from typing import BinaryIO, Callable, Iterator
 
 import pandas as pd
 
-from kafkadiag.inputs import (InputStream, Replay, expand_inputs, in_canonical_order, open_error, open_input,
+from kafkadiag import progress
+from kafkadiag.inputs import (InputSpec, InputStream, Replay, expand_inputs, in_canonical_order, open_error, open_input,
                               real_path)
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions, counted
 from kafkadiag.readers import logs as _logs  # noqa: F401  (registers the log detector)
@@ -82,18 +83,25 @@ class EventStream:
         self.reports[:] = [InputReport(path=spec.display, error=spec.error) for spec in self._inputs]
         self.configs.clear()
         for file_id, spec in enumerate(self._inputs):
-            report = self.reports[file_id]
-            if report.error:
-                continue
-            done = self.ahead.take(file_id) if self.ahead is not None else None
-            if done is not None:
-                self.reports[file_id] = done.report
-                self.configs.extend(done.configs)
-                self.yielding_ahead = True
-                yield from done.chunks
-                self.yielding_ahead = False
-                continue
-            yield from read_input(file_id, spec.display, report, self.options, self.configs, self.range_reader)
+            yield from self._one(file_id, spec)
+            counting = progress.active()
+            if counting is not None:
+                counting.input_done(file_id)
+
+    def _one(self, file_id: int, spec: InputSpec) -> Iterator[tuple[str, pd.DataFrame]]:
+        """One input's chunks: taken from the read-ahead pool when it read it, else read here."""
+        report = self.reports[file_id]
+        if report.error:
+            return
+        done = self.ahead.take(file_id) if self.ahead is not None else None
+        if done is not None:
+            self.reports[file_id] = done.report
+            self.configs.extend(done.configs)
+            self.yielding_ahead = True
+            yield from done.chunks
+            self.yielding_ahead = False
+            return
+        yield from read_input(file_id, spec.display, report, self.options, self.configs, self.range_reader)
 
 
 #: Opens an input by its display path as a stream of decompressed bytes (``open_input`` for files
@@ -131,6 +139,7 @@ def _read_one(
     except OSError as exc:
         report.error = open_error(display, exc)
         return
+    _count_progress(stream, file_id)
     with stream:
         head = stream.read(HEAD_BYTES)
         kind = sniff_head(head)
@@ -157,9 +166,17 @@ def _read_one(
     for later in passes[1:]:
         report.lines = 0
         with opener(display) as again:
+            _count_progress(again, file_id)
             view = LineView(again, later.view) if later.view else again
             yield from counted(READERS[later.reader](view, ctx), report)  # type: ignore[arg-type]
     report.lines = max(lines, report.lines)
+
+
+def _count_progress(stream: InputStream, file_id: int) -> None:
+    """While a progress bar listens, the stream tells it the bytes it has read (every megabyte or so)."""
+    counting = progress.active()
+    if counting is not None and hasattr(stream, "on_read"):
+        stream.on_read = lambda done: counting.input_read(file_id, done)
 
 
 def _stream_problem(stream: InputStream, report: InputReport) -> None:

@@ -17,17 +17,20 @@ from rich.text import Text
 from ..findings import Finding, iso_time
 from .model import SIDE_FILES, Report, properties_snippet
 from .safe import cell, visible
-from .triage import in_triage_order, one_fix, statistics, subject_text, triage
+from .triage import by_rule, collapsible, group_fix, in_triage_order, one_fix, statistics, subject_text, triage
 
 STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def render_text(report: Report, out: TextIO, color: bool | None = None, width: int | None = None,
-                boxes: bool | None = None, quiet: bool = False, stats_only: bool = False) -> None:
+                boxes: bool | None = None, quiet: bool = False, stats_only: bool = False,
+                show_all: bool = False) -> None:
     """``boxes`` (default: ``out`` is a terminal): findings in boxes at the width; else one line per fact.
 
     Every report opens with the triage summary (root causes, each with its fix and consequences);
-    ``quiet`` prints only that, ``stats_only`` only the count of findings per rule.
+    ``quiet`` prints only that, ``stats_only`` only the count of findings per rule. Info findings
+    and warnings that describe normal traffic (``triage.collapsible``) are collapsed into one line
+    each and a count per rule; ``show_all`` shows every finding in full.
     """
     if boxes is None:
         boxes = hasattr(out, "isatty") and out.isatty()
@@ -40,8 +43,9 @@ def render_text(report: Report, out: TextIO, color: bool | None = None, width: i
     if stats_only:
         _statistics(console, report)
         return
+    collapsed = [] if show_all else collapsible(report.findings)
     if not boxes:
-        _render_lines(report, console, quiet)
+        _render_lines(report, console, quiet, collapsed)
         return
     counts = report.counts()
     stats = report.stats
@@ -51,6 +55,8 @@ def render_text(report: Report, out: TextIO, color: bool | None = None, width: i
         head.append(f"{counts['error']} error", style=STYLE["error"] if counts["error"] else "")
         head.append(", ")
         head.append(f"{counts['warning']} warning", style=STYLE["warning"] if counts["warning"] else "")
+        if collapsed:
+            head.append(f" ({len(collapsed)} normal traffic, collapsed: --all shows them)")
         head.append(f", {counts['info']} info")
     else:
         head.append("No findings.", style="bold green")
@@ -61,21 +67,28 @@ def render_text(report: Report, out: TextIO, color: bool | None = None, width: i
             f"{stats.get('transactional_ids', 0)} transactional ids"
         )
     console.print(head)
-    _triage(console, report.findings)
+    _triage(console, report.findings, collapsed)
     if quiet:
         return
     _inputs(console, report)
-    ranked = [f for f in in_triage_order(report.findings) if f.severity != "info"]
+    left_out = {id(f) for f in collapsed}
+    ranked = [f for f in in_triage_order(report.findings, collapsed)
+              if (show_all or f.severity != "info") and id(f) not in left_out]
     if ranked:
         console.print()
         console.rule(Text(f"Details ({len(ranked)}), root causes first", style="bold"), align="left")
         for finding in ranked:
             console.print(_finding(finding))
-    infos = [f for f in report.findings if f.severity == "info"]
+    if collapsed:
+        console.print()
+        console.rule(Text(f"WARNING, normal traffic ({len(collapsed)}): collapsed, --all shows each in full",
+                          style=STYLE["warning"]), align="left")
+        _brief_lines(console, collapsed, "warning")
+    infos = [] if show_all else [f for f in report.findings if f.severity == "info"]
     if infos:
         console.print()
         console.rule(Text(f"INFO ({len(infos)})", style=STYLE["info"]), align="left")
-        _info_lines(console, infos)
+        _brief_lines(console, infos, "info")
     all_recs = [r for f in report.findings for r in f.recommendations]
     if all_recs:
         console.print()
@@ -123,14 +136,11 @@ def _inputs(console: Console, report: Report) -> None:
         console.print(Text("defaults assumed (pass --config to use yours): " + ", ".join(defaults), style="dim"))
 
 
-def _info_lines(console: Console, findings: list[Finding]) -> None:
-    """Info findings are context, not diagnoses: one line each, and a count past five per rule."""
-    by_rule: dict[str, list[Finding]] = {}
-    for f in findings:
-        by_rule.setdefault(f.rule, []).append(f)
-    for rule, group in by_rule.items():
+def _brief_lines(console: Console, findings: list[Finding], severity: str) -> None:
+    """Context, not diagnoses (info, normal traffic): one line each, and a count past five per rule."""
+    for rule, group in by_rule(findings).items():
         for f in group[:5]:
-            line = Text(f"  {rule} ", style=STYLE["info"])
+            line = Text(f"  {rule} ", style=STYLE[severity])
             line.append(visible(f.message))
             console.print(line)
         if len(group) > 5:
@@ -184,12 +194,10 @@ def _finding(f: Finding) -> Panel:
 # ------------------------------------------------------------------------------------------
 # Piped: one fact per line
 
-def _triage(console: Console, findings: list[Finding]) -> None:
-    """One line per root cause (severity, id, subject, diagnosis, the fix), its consequences under it."""
-    causes = triage(findings)
-    if not causes:
-        return
-    for cause in causes:
+def _triage(console: Console, findings: list[Finding], collapsed: list[Finding]) -> None:
+    """One line per root cause (severity, id, subject, diagnosis, the fix), its consequences under it;
+    then one line per rule of the collapsed normal-traffic warnings, with their count."""
+    for cause in triage(findings, collapsed):
         f = cause.finding
         line = Text(f"{f.severity.upper()} ", style=STYLE.get(f.severity, ""))
         line.append(f"{f.id or f.rule} ", style=STYLE.get(f.severity, ""))
@@ -203,6 +211,14 @@ def _triage(console: Console, findings: list[Finding]) -> None:
         for c in cause.consequences:
             sub = subject_text(c)
             console.print(cell(f"    consequence {c.id or c.rule} {sub + ': ' if sub else ''}{c.title}", style="dim"))
+    for rule, group in by_rule(collapsed).items():
+        line = Text("WARNING ", style=STYLE["warning"])
+        line.append(f"{rule} ×{len(group)} normal traffic: ", style=STYLE["warning"])
+        line.append(visible(group[0].title), style="bold")
+        fix = group_fix(group)
+        if fix:
+            line.append(visible(f"; fix: {fix}"))
+        console.print(line)
 
 
 def _statistics(console: Console, report: Report) -> None:
@@ -217,11 +233,14 @@ def _statistics(console: Console, report: Report) -> None:
         console.print(line)
 
 
-def _render_lines(report: Report, console: Console, quiet: bool = False) -> None:
+def _render_lines(report: Report, console: Console, quiet: bool = False, collapsed: list[Finding] = ()) -> None:
+    """Piped: every finding as lines (for ``grep``); the summary counts normal-traffic warnings per rule."""
     counts = report.counts()
     stats = report.stats
     if report.findings:
-        head = f"{len(report.findings)} finding(s): {counts['error']} error, {counts['warning']} warning, {counts['info']} info"
+        traffic = f" ({len(collapsed)} normal traffic)" if collapsed else ""
+        head = (f"{len(report.findings)} finding(s): {counts['error']} error, {counts['warning']} warning{traffic}, "
+                f"{counts['info']} info")
     else:
         head = "No findings."
     if stats:
@@ -229,7 +248,7 @@ def _render_lines(report: Report, console: Console, quiet: bool = False) -> None
                  f"({stats.get('committed', 0)} committed, {stats.get('aborted', 0)} aborted, {stats.get('open', 0)} open), "
                  f"{stats.get('transactional_ids', 0)} transactional ids")
     console.print(Text(head, style="bold"))
-    _triage(console, report.findings)
+    _triage(console, report.findings, list(collapsed))
     if quiet:
         return
     for item in report.inputs:
@@ -245,7 +264,7 @@ def _render_lines(report: Report, console: Console, quiet: bool = False) -> None
         console.print(cell("config: " + ", ".join(given), style="dim"))
     if defaults:
         console.print(cell("defaults assumed (pass --config to use yours): " + ", ".join(defaults), style="dim"))
-    for f in in_triage_order(report.findings):  # root causes first, each followed by its consequences
+    for f in in_triage_order(report.findings, list(collapsed)):  # root causes first, then consequences, then the rest
         _finding_lines(console, f)
     all_recs = [r for f in report.findings for r in f.recommendations]
     if all_recs:

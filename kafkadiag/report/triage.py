@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..findings import Finding
+from .model import properties_snippet
 
 SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 
@@ -21,13 +22,26 @@ class Cause:
     consequences: list[Finding] = field(default_factory=list)
 
 
-def triage(findings: list[Finding]) -> list[Cause]:
+def collapsible(findings: list[Finding]) -> list[Finding]:
+    """The warnings the text report collapses like info: normal traffic that is part of no incident.
+
+    A finding of a rule marked ``normal_traffic`` (rule data, reviewed like code) is collapsed
+    unless correlation tied it to another finding of the report, as a consequence (``caused_by``)
+    or as a cause some finding names: then it is part of an incident and is shown in full.
+    """
+    named = {c for f in findings for c in f.caused_by}
+    return [f for f in findings
+            if f.severity == "warning" and f.normal_traffic and not f.caused_by and f.id not in named]
+
+
+def triage(findings: list[Finding], collapsed: list[Finding] | None = None) -> list[Cause]:
     """Errors and warnings as root causes (by severity, then report order), consequences under each.
 
     A finding whose causes are all absent from the report is a root cause itself; one with several
-    causes is listed under the first.
+    causes is listed under the first. ``collapsed`` findings are left out (listed per rule instead).
     """
-    ranked = [f for f in findings if f.severity in ("error", "warning")]
+    left_out = {id(f) for f in collapsed or ()}
+    ranked = [f for f in findings if f.severity in ("error", "warning") and id(f) not in left_out]
     ids = {f.id for f in ranked if f.id}
     causes = [Cause(f) for f in ranked if not any(c in ids for c in f.caused_by)]
     by_id = {c.finding.id: c for c in causes if c.finding.id}
@@ -39,10 +53,10 @@ def triage(findings: list[Finding]) -> list[Cause]:
     return causes
 
 
-def in_triage_order(findings: list[Finding]) -> list[Finding]:
+def in_triage_order(findings: list[Finding], collapsed: list[Finding] | None = None) -> list[Finding]:
     """Errors and warnings as the summary lists them (each cause, then its consequences), then the rest."""
     out: list[Finding] = []
-    for cause in triage(findings):
+    for cause in triage(findings, collapsed):
         out.append(cause.finding)
         out.extend(cause.consequences)
     seen = {id(f) for f in out}
@@ -55,6 +69,23 @@ def one_fix(f: Finding) -> str:
         return ""
     rec = f.recommendations[0]
     return f"{rec.config}={rec.value} ({rec.side})"
+
+
+def by_rule(findings: list[Finding]) -> dict[str, list[Finding]]:
+    """Findings per rule id, rules in order of first appearance."""
+    groups: dict[str, list[Finding]] = {}
+    for f in findings:
+        groups.setdefault(f.rule, []).append(f)
+    return groups
+
+
+def group_fix(findings: list[Finding]) -> str:
+    """The fix of a group of findings of one rule: its first key with the highest value any of them recommends."""
+    recs = [r for f in findings for r in f.recommendations]
+    if not recs:
+        return ""
+    side, lines = next(iter(properties_snippet([r for r in recs if r.config == recs[0].config]).items()))
+    return f"{lines[0]} ({side})"
 
 
 def subject_text(f: Finding) -> str:

@@ -168,6 +168,7 @@ def _finding(
         recommendations=_recommendations(rule, data, positions, rec_masks, ctx, config, group),
         runbook=[step.render(ctx) for step in rule.runbook],
         references=list(rule.references),
+        normal_traffic=bool(rule.normal_traffic),
     )
 
 

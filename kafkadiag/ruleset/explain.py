@@ -129,6 +129,8 @@ def explain(rule: Rule) -> str:
             fixes.append(f"  {rec.reason.display()}")
     lines += _section("Fix", fixes)
     lines += _section("False positives", docs.false_positives)
+    if rule.normal_traffic:
+        lines += _section("Normal traffic (collapsed in the text report)", rule.normal_traffic)
     lines += _section("Runbook", [f"{i}. {step.display()}" for i, step in enumerate(rule.runbook, 1)])
     lines += _section("References", [f"- {ref}" for ref in rule.references])
     text = "\n".join(line for i, line in enumerate(lines) if line or (i and lines[i - 1]))

@@ -102,6 +102,9 @@ class Rule:
     runbook: tuple[Template, ...] = ()
     docs: Docs = Docs()
     references: tuple[str, ...] = ()
+    #: Why each finding of this warning is healthy traffic whose risk shows in their number (the text
+    #: report collapses them unless correlation links one to another finding); "" for a diagnosis.
+    normal_traffic: str = ""
     source: str = ""  # the file it came from, as shown in error messages
     table_spec: TableSpec | None = field(default=None, compare=False, repr=False)
 

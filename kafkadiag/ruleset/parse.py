@@ -36,7 +36,8 @@ CONFIG_KEY = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 FILE_KEYS = ("category", "description", "rules")
 REQUIRED_RULE_KEYS = ("id", "name", "table", "severity", "title", "when", "message")
-OPTIONAL_RULE_KEYS = ("category", "group_by", "min_count", "recommendations", "runbook", "docs", "references")
+OPTIONAL_RULE_KEYS = ("category", "group_by", "min_count", "recommendations", "runbook", "docs", "references",
+                      "normal_traffic")
 RECOMMENDATION_KEYS = ("side", "config", "value", "reason", "when")
 OPERAND_KEYS = ("field", "config", "times", "plus")
 GROUP_KEYS = ("all", "any", "not")
@@ -245,6 +246,7 @@ def parse_rule(raw: object, path: str, file_category: str, source: str, tables: 
     severity = _text(node["severity"], f"{path}.severity")
     if severity not in SEVERITIES:
         raise Invalid(f"{path}.severity", f"unknown severity '{severity}' ({_expected(SEVERITIES)})")
+    normal_traffic = _normal_traffic(node, path, severity)
     when = parse_condition(node["when"], f"{path}.when", table, columns)
     group_by: list[str] = []
     for i, col in enumerate(_list(node.get("group_by", []), f"{path}.group_by")):
@@ -284,9 +286,23 @@ def parse_rule(raw: object, path: str, file_category: str, source: str, tables: 
         runbook=runbook,
         docs=_docs(node["docs"], f"{path}.docs") if "docs" in node else Docs(),
         references=refs,
+        normal_traffic=normal_traffic,
         source=source,
         table_spec=spec,
     )
+
+
+def _normal_traffic(node: dict, path: str, severity: str) -> str:
+    """``normal_traffic``: why each finding of this warning rule is healthy traffic (the text report collapses them).
+
+    Only a warning can say so: info findings are collapsed anyway, and an error is never normal traffic.
+    """
+    if "normal_traffic" not in node:
+        return ""
+    text = _text(node["normal_traffic"], f"{path}.normal_traffic")
+    if severity != "warning":
+        raise Invalid(f"{path}.normal_traffic", f"only a warning rule can describe normal traffic, not a {severity} rule")
+    return " ".join(text.split())
 
 
 def _category(value: object, path: str) -> str:

@@ -21,7 +21,7 @@ CASE = ROOT / "fixtures" / "cases" / "fencing-3.3" / "input"
 
 def _no_pyspark(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(choose, "spark_missing", lambda: "the Spark engine needs pyspark, which is not installed; "
-                        "install it with: pip install 'kafkadiag[spark]'")
+                        "install it with: pip install 'kafka-txn-diag[spark]'")
 
 
 def test_auto_stays_local_for_small_inputs() -> None:
@@ -47,12 +47,12 @@ def test_auto_stays_local_with_a_notice_without_spark(monkeypatch: pytest.Monkey
     monkeypatch.setattr(choose, "SPARK_AUTO_BYTES", 10)
     (tmp_path / "a.log").write_text("x" * 100)
     choice = choose_engine("auto", None, [str(tmp_path)])
-    assert choice.name == "local" and "pip install 'kafkadiag[spark]'" in choice.notice
+    assert choice.name == "local" and "pip install 'kafka-txn-diag[spark]'" in choice.notice
 
 
 def test_spark_without_pyspark_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
     _no_pyspark(monkeypatch)
-    with pytest.raises(EngineError, match=r"pip install 'kafkadiag\[spark\]'"):
+    with pytest.raises(EngineError, match=r"pip install 'kafka-txn-diag\[spark\]'"):
         choose_engine("spark", None, [str(CASE)])
     with pytest.raises(EngineError, match="--master"):
         choose_engine("auto", "yarn", [str(CASE)])
@@ -78,7 +78,7 @@ def test_cli_without_java_says_what_to_install(tmp_path: Path) -> None:
     proc = _cli("analyze", "--engine", "spark", str(CASE), env=env)
     assert proc.returncode == 2
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "needs" in lines[0] and "kafkadiag[spark]" in lines[0], proc.stderr
+    assert len(lines) == 1 and "needs" in lines[0] and "kafka-txn-diag[spark]" in lines[0], proc.stderr
 
 
 def test_cli_bad_spark_conf_and_local_master() -> None:

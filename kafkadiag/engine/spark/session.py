@@ -17,7 +17,8 @@ import warnings
 from typing import Any, Mapping
 
 #: Said when ``--engine spark`` cannot run here; ``auto`` says it as a notice and stays local.
-INSTALL_HINT = "install it with: pip install 'kafkadiag[spark]' (and a Java 17 or 21 runtime on PATH or in JAVA_HOME)"
+INSTALL_HINT = ("install it with: pip install 'kafka-txn-diag[spark]' (from a checkout: pip install '.[spark]'), "
+                "and a Java 17 or 21 runtime on PATH or in JAVA_HOME")
 
 
 class SparkUnavailable(Exception):

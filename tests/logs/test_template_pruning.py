@@ -199,3 +199,29 @@ def test_times_after_pruned_lines_are_those_of_a_full_read(first: str, times: li
     pruned, full = _kept_rows(text, True), _kept_rows(text, False)
     assert len(full) == 1 and full["time"][0] > 0
     pd.testing.assert_frame_equal(pruned, full)
+
+
+def test_pinned_librdkafka_lines_are_classified_at_once_and_read_as_line_by_line(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """librdkafka's level digit pins every shape (``%7|`` and ``%6|`` lines of one text mean different
+    things): lines whose pinned digits match their shape's go through the bulk path, the others line
+    by line, and the rows and reports are those of a read that built every row. The real captures of
+    every run, repeated so that every block has enough lines for the bulk path."""
+    captures = b"".join(p.read_bytes() for p in sorted((FIXTURES / "clients").glob("*/input/librdkafka.log")))
+    assert captures.count(b"\n%6|") and captures.count(b"\n%7|")
+    path = tmp_path / "librdkafka.log"
+    path.write_bytes(captures * 40)
+    fitted: list[int] = []
+    fitting = bulk._fitting
+
+    def counted(*args):
+        ok = fitting(*args)
+        fitted.append(int(ok.sum()))
+        return ok
+
+    monkeypatch.setattr(bulk, "_fitting", counted)
+    pruned, pruned_reports = _kept([str(path)], monkeypatch, pruning=True)
+    full, full_reports = _kept([str(path)], monkeypatch, pruning=False)
+    assert sum(fitted) > 5_000  # the bulk path took pinned lines (not only the per-line path)
+    pd.testing.assert_frame_equal(pruned, full)
+    assert pruned_reports == full_reports

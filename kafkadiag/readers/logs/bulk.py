@@ -9,8 +9,10 @@ up once. The reader then applies whole runs of such lines at once (:meth:`Pruned
 
 Only the lines ``_single`` would take as their raw text qualify: a plain block (nothing for
 ``clean`` to undo), a first character that cannot start a container prefix, a timestamp at the
-start and one on the next line. Shapes with pinned runs, shapes not decided yet and broker
-shapes before the input is known to be a broker's stay on the per-line path.
+start and one on the next line. A shape with pinned runs (librdkafka's level digit) is taken
+only for the lines whose pinned digits have its values, tested for all lines at once; the other
+lines of its masked text, shapes not decided yet and broker shapes before the input is known to
+be a broker's stay on the per-line path.
 """
 
 from __future__ import annotations
@@ -81,7 +83,11 @@ def classify(data: bytes, lines: pa.Array, starts: np.ndarray, hits: np.ndarray,
         found.append(shape)
         kind_of.append(_kind(shape, conditions, known_broker))
     kinds = np.zeros(len(hits), dtype=np.int8)
-    kinds[candidates] = np.asarray(kind_of, dtype=np.int8)[codes]
+    line_kinds = np.asarray(kind_of, dtype=np.int8)[codes]
+    pinned = [i for i, (shape, kind) in enumerate(zip(found, kind_of)) if kind == PRUNED and shape.pins]  # type: ignore[union-attr]
+    if pinned:
+        line_kinds[~_fitting(u8, starts[hits[candidates]], codes, pinned, found)] = PER_LINE
+    kinds[candidates] = line_kinds
     shape_ids = np.full(len(hits), -1, dtype=np.int64)
     shape_ids[candidates] = codes
     pruned = [s for s, k in zip(found, kind_of) if k == PRUNED]
@@ -90,10 +96,39 @@ def classify(data: bytes, lines: pa.Array, starts: np.ndarray, hits: np.ndarray,
                       frozenset(s.family for s in pruned), known_broker, ids)  # type: ignore[union-attr]
 
 
+def _fitting(u8: np.ndarray, line_starts: np.ndarray, codes: np.ndarray, pinned: list[int], found: list) -> np.ndarray:
+    """Per candidate line: False where its shape has pins its digits do not match (``Shape.fits``).
+
+    A plain block is ASCII, so a pin's character positions are byte positions from the line start.
+    Each pinned character is one gather over all lines: position and value per shape, by code.
+    """
+    ok = np.ones(len(codes), dtype=bool)
+    chars = [(code, where.start + k, byte) for code in pinned for where, value in found[code].pins
+             for k, byte in enumerate(value.encode("ascii"))]
+    while chars:
+        # one character per shape at a time (most shapes have one: librdkafka's level digit)
+        first: dict[int, tuple[int, int]] = {}
+        rest = []
+        for code, offset, byte in chars:
+            if code in first:
+                rest.append((code, offset, byte))
+            else:
+                first[code] = (offset, byte)
+        offsets = np.full(len(found), -1, dtype=np.int64)
+        values = np.zeros(len(found), dtype=np.uint8)
+        for code, (offset, byte) in first.items():
+            offsets[code], values[code] = offset, byte
+        line_offsets = offsets[codes]
+        rows = np.flatnonzero(line_offsets >= 0)
+        ok[rows] &= u8[line_starts[rows] + line_offsets[rows]] == values[codes[rows]]
+        chars = rest
+    return ok
+
+
 def _kind(shape: object, conditions: object, known_broker: bool) -> int:
     if shape is DROPPED:
         return CHATTER
-    if shape.__class__ is not Shape or shape.pins:  # type: ignore[union-attr]
+    if shape.__class__ is not Shape:
         return PER_LINE
     verdict = shape.verdict  # type: ignore[union-attr]
     if verdict is None or verdict[0] is not conditions or verdict[1] is not False:

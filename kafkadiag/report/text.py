@@ -32,14 +32,15 @@ def render_text(report: Report, out: TextIO, color: bool | None = None, width: i
     and warnings that describe normal traffic (``triage.collapsible``) are collapsed into one line
     each and a count per rule; ``show_all`` shows every finding in full.
     """
+    terminal = hasattr(out, "isatty") and out.isatty()
     if boxes is None:
-        boxes = hasattr(out, "isatty") and out.isatty()
+        boxes = terminal
     if not boxes:
         console = Console(file=out, force_terminal=bool(color), no_color=not color, highlight=False,
                           soft_wrap=True, width=1 << 16)
     else:
         console = Console(file=out, force_terminal=color, no_color=color is False,
-                          width=width or (None if color else 120), highlight=False, soft_wrap=False)
+                          width=width or (None if terminal else 120), highlight=False, soft_wrap=False)  # COLUMNS, else the terminal's
     if stats_only:
         _statistics(console, report)
         return

@@ -8,6 +8,7 @@ real dump excerpts; the others are simulated incidents (truth.json holds the gro
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -171,3 +172,36 @@ def test_on_a_terminal_findings_are_boxes_titled_with_their_ids() -> None:
                 width=100, boxes=True)
     text = out.getvalue()
     assert "╭─ FEN002#1 " in text and max(len(line) for line in text.splitlines()) <= 100
+
+
+@pytest.mark.parametrize("env", [{}, {"NO_COLOR": "1"}], ids=["colour", "no-colour"])
+def test_boxes_on_a_terminal_take_its_width_from_columns(env: dict) -> None:
+    """On a terminal the report is boxes as wide as ``COLUMNS`` says, coloured or not."""
+    import os
+    import pty
+
+    case = str(ROOT / "fixtures" / "cases" / "timeout-2.4" / "input")
+    for columns in (80, 132):
+        master, slave = pty.openpty()
+        base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR", "CLICOLOR_FORCE")}
+        proc = subprocess.Popen([sys.executable, "-m", "kafkadiag.cli", "analyze", "--fail-on", "never", case],
+                                stdout=slave, stderr=subprocess.DEVNULL, cwd=ROOT,
+                                env={**base, "COLUMNS": str(columns), "KAFKADIAG_PROGRESS": "0", **env})
+        os.close(slave)
+        raw = b""
+        while True:
+            try:
+                piece = os.read(master, 1 << 16)
+            except OSError:  # the child closed the terminal
+                break
+            if not piece:
+                break
+            raw += piece
+        assert proc.wait(timeout=60) == 0
+        os.close(master)
+        text = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", raw.decode("utf-8", "replace"))
+        lines = [line.rstrip("\r") for line in text.split("\n")]
+        box_edges = [line for line in lines if line.startswith("╭")]
+        assert box_edges, text[:400]
+        assert max(len(line) for line in lines) == columns and all(len(e) == columns for e in box_edges)
+        assert ("\x1b[" in raw.decode("utf-8", "replace")) is not bool(env)

@@ -36,16 +36,26 @@ class Format(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    html = "html"
     sarif = "sarif"
     junit = "junit"
     github = "github"
 
 
 class ListFormat(str, Enum):
-    """The formats of ``timeline`` and ``rules`` (the report formats belong to ``analyze``)."""
+    """The formats of ``rules`` (the report formats belong to ``analyze``)."""
 
     text = "text"
     json = "json"
+
+
+class TimelineFormat(str, Enum):
+    """The formats of ``timeline``: the CI formats (SARIF, JUnit, annotations) have nothing to say about it."""
+
+    text = "text"
+    json = "json"
+    html = "html"
+    markdown = "markdown"
 
 
 class Engine(str, Enum):
@@ -115,7 +125,7 @@ def _fill_placeholders(findings: list, bootstrap: Optional[str]) -> None:
 @app.command()
 def analyze(
     paths: list[str] = typer.Argument(..., metavar="PATH", help="Dump files, directories (recursive), globs, .gz files, or - for stdin."),
-    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format (html: one self-contained page with timeline pictures)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to this file."),
     config: list[Path] = typer.Option([], "--config", "-c", metavar="FILE", help="Producer or broker .properties whose transaction settings apply (repeatable)."),
     rules: list[Path] = typer.Option([], "--rules", metavar="DIR", help="Directory of extra YAML rules (repeatable)."),
@@ -146,6 +156,8 @@ def analyze(
     if (quiet or statistics) and format != Format.text:
         raise UsageError("--quiet and --statistics shape the text report; use them with --format text")
     _check_paths(paths)
+    if format == Format.html:
+        _require_html()
     rule_list = _load_rules(rules, select, ignore)
     choice, runner = _engine(engine, master, spark_conf, paths)
     result = run_analysis(paths, rule_list, effective, now_ms, ReadOptions(partition=partition), runner=runner)
@@ -165,9 +177,39 @@ def analyze(
         stats=result.stats,
         notes=notes,
     )
+    if format in (Format.html, Format.markdown):
+        report.timelines = _incident_timelines(result)
     with _output(output) as out:
         _render(report, format, out, color, quiet=quiet, stats_only=statistics)
     _finish(result, fail_on, at_or_above)
+
+
+def _require_html() -> None:
+    """The HTML report needs its drawing and templating libraries: say so before reading anything."""
+    from .report.html import missing_libraries
+
+    missing = missing_libraries()
+    if missing:
+        wanted = " ".join(f"'{name}>={HTML_MINIMUM[name]}'" for name in missing)
+        raise UsageError(f"--format html needs {' and '.join(missing)}, which cannot be imported here: pip install {wanted}")
+
+
+#: What ``--format html`` needs (also the runtime dependencies in pyproject.toml).
+HTML_MINIMUM = {"matplotlib": "3.8", "jinja2": "3.1"}
+
+
+def _incident_timelines(result, keys: list[str] | None = None, max_events: int | None = None,
+                        max_timelines: int | None = None):
+    """The timelines of the ids the findings are about (or of ``keys``), for the HTML and Markdown reports."""
+    from .engine.timeline import build_timeline
+    from .report.timelines import MAX_EVENTS, MAX_TIMELINES, keys_in_triage_order, timelines_for
+
+    wanted = keys if keys is not None else keys_in_triage_order(result.findings)
+    if not wanted:
+        return timelines_for([], None, result.files, result.findings)
+    events = build_timeline(result.tables, result.tables.get("txn_records"), keys=set(wanted))
+    return timelines_for(wanted, events, result.files, result.findings,
+                         max_timelines=max_timelines or MAX_TIMELINES, max_events=max_events or MAX_EVENTS)
 
 
 def _engine(engine: Engine, master: Optional[str], spark_conf: list[str], paths: list[str]):
@@ -251,7 +293,7 @@ def color_wanted(out: TextIO, flag: Optional[bool]) -> bool:
 @app.command()
 def timeline(
     paths: list[str] = typer.Argument(..., metavar="PATH", help="Dumps, client logs, broker logs (files, directories, globs, .gz, -)."),
-    format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="text or json."),
+    format: TimelineFormat = typer.Option(TimelineFormat.text, "--format", "-f", help="text, json, html (pictures) or markdown."),
     transactional_id: list[str] = typer.Option([], "--transactional-id", "-t", metavar="ID", help="Only these transactional ids (repeatable)."),
     producer_id: list[int] = typer.Option([], "--producer-id", "-p", metavar="PRODUCER_ID", help="Only these producer ids (repeatable)."),
     all_ids: bool = typer.Option(False, "--all", help="Every transactional id, not only those with findings."),
@@ -269,6 +311,8 @@ def timeline(
     from .report.timeline import render_timeline_json, render_timeline_text
 
     _check_paths(paths)
+    if format == TimelineFormat.html:
+        _require_html()
     effective = EffectiveConfig.defaults()
     for path in config:
         effective.load_properties(str(path))
@@ -289,10 +333,35 @@ def timeline(
     if asked and events.empty:
         _fail(_nothing_for(transactional_id, producer_id, build_timeline(result.tables, result.tables.get("txn_records"))))
     with _output(output) as out:
-        if format == ListFormat.json:
+        if format == TimelineFormat.json:
             render_timeline_json(events, result.files, out, limit)
+        elif format in (TimelineFormat.html, TimelineFormat.markdown):
+            _timeline_page(result, events, format, out, limit)
         else:
             render_timeline_text(events, result.files, out, limit)
+
+
+#: ``timeline --format html|markdown``: more pictures than a report shows, since the ids were asked for.
+TIMELINE_PAGE_MAX = 40
+
+
+def _timeline_page(result, events, format: TimelineFormat, out: TextIO, limit: int) -> None:
+    """The timelines (in key order) as the HTML page's pictures or the Markdown report's tables."""
+    from .report import render_machine
+    from .report.model import Report
+    from .report.timelines import timelines_for
+
+    keys = sorted(set(events["key"])) if not events.empty else []
+    report = Report("timeline", [], inputs=[r.to_json() for r in result.inputs])
+    report.timelines = timelines_for(keys, events, result.files, result.findings, max_timelines=TIMELINE_PAGE_MAX,
+                                     max_events=limit)
+    if format == TimelineFormat.markdown:
+        from .report.markdown import render_timeline_tables
+
+        out.write("# kafkadiag timeline\n\n")
+        render_timeline_tables(report.timelines, out)
+    else:
+        render_machine(report, "html", out)
 
 
 def _nothing_for(tids: list[str], pids: list[int], everything) -> str:

@@ -198,18 +198,23 @@ def _require_html() -> None:
 HTML_MINIMUM = {"matplotlib": "3.8", "jinja2": "3.1"}
 
 
-def _incident_timelines(result, keys: list[str] | None = None, max_events: int | None = None,
-                        max_timelines: int | None = None):
-    """The timelines of the ids the findings are about (or of ``keys``), for the HTML and Markdown reports."""
-    from .engine.timeline import build_timeline
-    from .report.timelines import MAX_EVENTS, MAX_TIMELINES, keys_in_triage_order, timelines_for
+def _incident_timelines(result):
+    """The timelines of the ids the findings are about, root causes first, for the HTML and Markdown reports.
 
-    wanted = keys if keys is not None else keys_in_triage_order(result.findings)
-    if not wanted:
-        return timelines_for([], None, result.files, result.findings)
-    events = build_timeline(result.tables, result.tables.get("txn_records"), keys=set(wanted))
-    return timelines_for(wanted, events, result.files, result.findings,
-                         max_timelines=max_timelines or MAX_TIMELINES, max_events=max_events or MAX_EVENTS)
+    A finding without a subject (a log signature) is about the id of the events its evidence lines
+    are, when the timeline keys them.
+    """
+    from .engine.timeline import build_timeline
+    from .report.timelines import evidence_index, finding_key, finding_keys, keys_in_triage_order, timelines_for
+
+    records = result.tables.get("txn_records")
+    by_evidence = {}
+    if any(not finding_key(f) for f in result.findings if f.severity in ("error", "warning")):
+        by_evidence = evidence_index(build_timeline(result.tables, records, include_data=False), result.files)
+    key_of = finding_keys(result.findings, by_evidence)
+    keys = keys_in_triage_order(result.findings, key_of)
+    events = build_timeline(result.tables, records, keys=set(keys)) if keys else None
+    return timelines_for(keys, events, result.files, result.findings, key_of)
 
 
 def _engine(engine: Engine, master: Optional[str], spark_conf: list[str], paths: list[str]):

@@ -18,7 +18,7 @@ from ..findings import Finding, iso_time
 from .model import SIDE_FILES, Report, properties_snippet
 from .safe import visible
 from .timeline_svg import ChartUnavailable, render_timeline_svg
-from .timelines import Timelines, finding_key, short_time
+from .timelines import Timelines, short_time
 from .triage import in_triage_order, one_fix, subject_text, triage
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9_-]+")
@@ -31,9 +31,15 @@ def anchor(prefix: str, text: str) -> str:
 
 def missing_libraries() -> list[str]:
     """The libraries the page needs that cannot be imported (checked before any input is read)."""
-    import importlib.util
+    import importlib
 
-    return [name for name in ("matplotlib", "jinja2") if importlib.util.find_spec(name) is None]
+    missing = []
+    for name in ("matplotlib", "jinja2"):
+        try:
+            importlib.import_module(name)
+        except ImportError:
+            missing.append(name)
+    return missing
 
 
 def _environment():
@@ -54,7 +60,7 @@ def _environment():
     return env
 
 
-def _finding_view(f: Finding, timeline_anchor: dict[str, str]) -> dict:
+def _finding_view(f: Finding, timeline_anchor: dict[str, str], key_of: dict[str, str]) -> dict:
     subject = ", ".join(f"{k}={v}" for k, v in f.subject.to_json().items() if v is not None and v != "")
     window = ""
     if f.window_start is not None or f.window_end is not None:
@@ -68,7 +74,7 @@ def _finding_view(f: Finding, timeline_anchor: dict[str, str]) -> dict:
         "evidence": [(f"{ev.file}:{ev.line}" if ev.line else ev.file, ev.text) for ev in f.evidence],
         "fix": properties_snippet(f.recommendations) if f.recommendations else {},
         "caused_by": [(c, anchor("finding", c)) for c in f.caused_by],
-        "timeline": timeline_anchor.get(finding_key(f), ""),
+        "timeline": timeline_anchor.get(key_of.get(f.id or f.rule, ""), ""),
     }
 
 
@@ -97,8 +103,8 @@ def render_html(report: Report, out: TextIO, title: str | None = None) -> None:
                  "consequences": [{"f": x, "anchor": anchor("finding", x.id or x.rule), "subject": subject_text(x)}
                                   for x in c.consequences]}
                 for c in triage(report.findings)],
-        details=[_finding_view(f, anchors) for f in ordered if f.severity != "info"],
-        infos=[_finding_view(f, anchors) for f in ordered if f.severity == "info"],
+        details=[_finding_view(f, anchors, timelines.key_of) for f in ordered if f.severity != "info"],
+        infos=[_finding_view(f, anchors, timelines.key_of) for f in ordered if f.severity == "info"],
         pictures=pictures,
         left_out=timelines.left_out,
         changes=properties_snippet(all_recs) if all_recs else {},

@@ -14,6 +14,7 @@ follow in input order after a break labelled ``no time``.
 from __future__ import annotations
 
 import io
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 
@@ -224,7 +225,18 @@ def render_timeline_svg(t: Timeline, salt: str) -> str:
         buffer = io.StringIO()
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     svg = buffer.getvalue()
-    return svg[svg.index("<svg"):]
+    return _scoped_ids(svg[svg.index("<svg"):], salt)
+
+
+_ID_ATTR = re.compile(r'\bid="([^"]+)"')
+_ID_REF = re.compile(r'(url\(#|xlink:href="#|href="#)([^)"]+)')
+
+
+def _scoped_ids(svg: str, prefix: str) -> str:
+    """Every id in the picture (and every reference to one) prefixed, so that the pictures of one
+    page share no id (matplotlib names them ``figure_1``, ``axes_1``, ... in every figure)."""
+    svg = _ID_ATTR.sub(lambda m: f'id="{prefix}-{m.group(1)}"', svg)
+    return _ID_REF.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
 
 
 def _coordinator_band(ax, t: Timeline, row: dict, x_of, x_end: float, legend: dict, Patch) -> None:

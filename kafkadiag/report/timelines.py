@@ -81,6 +81,7 @@ class Timeline:
 class Timelines:
     items: list[Timeline] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # keys with findings beyond MAX_TIMELINES
+    key_of: dict[str, str] = field(default_factory=dict)  # finding id -> the key of its timeline
 
 
 def _partition_order(lane: str) -> tuple[str, int]:
@@ -97,11 +98,40 @@ def finding_key(f: Finding) -> str:
     return ""
 
 
-def keys_in_triage_order(findings: Iterable[Finding]) -> list[str]:
+def evidence_index(events: "pd.DataFrame | None", files: list[str]) -> dict[tuple[str, int], str]:
+    """``(file, line) -> key`` of every keyed event: a finding with no subject (a log signature) gets
+    the key of the events its evidence lines are."""
+    if events is None or events.empty:
+        return {}
+    index: dict[tuple[str, int], str] = {}
+    for file_id, line, key in zip(events["file_id"].tolist(), events["line"].tolist(), events["key"].tolist()):
+        if 0 <= file_id < len(files) and line > 0:
+            index.setdefault((files[file_id], int(line)), key)
+    return index
+
+
+def finding_keys(findings: Iterable[Finding], by_evidence: dict[tuple[str, int], str] | None = None) -> dict[str, str]:
+    """Finding id -> timeline key: from the subject, else from the evidence lines when they are events of one key.
+
+    A finding whose evidence spans several ids (say, ids generated per start) has no single picture.
+    """
+    out: dict[str, str] = {}
+    for f in findings:
+        key = finding_key(f)
+        if not key and by_evidence:
+            seen = {by_evidence[(e.file, e.line)] for e in f.evidence if e.line and (e.file, e.line) in by_evidence}
+            key = seen.pop() if len(seen) == 1 else ""
+        if key:
+            out[f.id or f.rule] = key
+    return out
+
+
+def keys_in_triage_order(findings: Iterable[Finding], key_of: dict[str, str] | None = None) -> list[str]:
     """Keys of the error and warning findings, root causes first, each once."""
+    key_of = finding_keys(findings) if key_of is None else key_of
     keys: list[str] = []
     for f in in_triage_order(list(findings)):
-        key = finding_key(f)
+        key = key_of.get(f.id or f.rule, "")
         if f.severity in ("error", "warning") and key and key not in keys:
             keys.append(key)
     return keys
@@ -125,20 +155,22 @@ def _events(group: "pd.DataFrame", files: list[str]) -> list[TimelineEvent]:
     return out
 
 
-def _moments(findings: list[Finding], key: str) -> list[Moment]:
+def _moments(findings: list[Finding], key_of: dict[str, str], key: str) -> list[Moment]:
     return [Moment(f.id or f.rule, f.severity, f.title, f.window_start, f.window_end)
-            for f in findings if f.severity in ("error", "warning") and finding_key(f) == key]
+            for f in findings if f.severity in ("error", "warning") and key_of.get(f.id or f.rule) == key]
 
 
-def timelines_for(keys: list[str], events: "pd.DataFrame", files: list[str], findings: list[Finding],
-                  max_timelines: int = MAX_TIMELINES, max_events: int = MAX_EVENTS) -> Timelines:
+def timelines_for(keys: list[str], events: "pd.DataFrame | None", files: list[str], findings: list[Finding],
+                  key_of: dict[str, str] | None = None, max_timelines: int = MAX_TIMELINES,
+                  max_events: int = MAX_EVENTS) -> Timelines:
     """One :class:`Timeline` per key that has events, in the order of ``keys``, at most ``max_timelines``.
 
     ``events`` is ``build_timeline``'s frame; keys with no event are skipped silently (a finding
     about a producer the inputs show no event of has no picture to draw), keys past the cap are
     listed in ``left_out``.
     """
-    out = Timelines()
+    key_of = finding_keys(findings) if key_of is None else key_of
+    out = Timelines(key_of=key_of)
     if events is None or events.empty:
         return out
     groups = {key: group for key, group in events.groupby("key", sort=False)}
@@ -150,7 +182,7 @@ def timelines_for(keys: list[str], events: "pd.DataFrame", files: list[str], fin
             out.left_out.append(key)
             continue
         out.items.append(Timeline(key, _events(group.head(max_events), files), max(0, len(group) - max_events),
-                                  _moments(findings, key)))
+                                  _moments(findings, key_of, key)))
     return out
 
 

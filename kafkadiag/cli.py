@@ -205,7 +205,7 @@ def _incident_timelines(result):
     are, when the timeline keys them.
     """
     from .engine.timeline import build_timeline
-    from .report.timelines import evidence_index, finding_key, finding_keys, keys_in_triage_order, timelines_for
+    from .report.timeline_model import evidence_index, finding_key, finding_keys, keys_in_triage_order, timelines_for
 
     records = result.tables.get("txn_records")
     by_evidence = {}
@@ -354,7 +354,7 @@ def _timeline_page(result, events, format: TimelineFormat, out: TextIO, limit: i
     """The timelines (in key order) as the HTML page's pictures or the Markdown report's tables."""
     from .report import render_machine
     from .report.model import Report
-    from .report.timelines import timelines_for
+    from .report.timeline_model import timelines_for
 
     keys = sorted(set(events["key"])) if not events.empty else []
     report = Report("timeline", [], inputs=[r.to_json() for r in result.inputs])

@@ -17,3 +17,9 @@ def test_rules_ship_as_package_data() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
     assert config["package-dir"]["kafkadiag.builtin_rules"] == "rules"
     assert list((ROOT / "rules").glob("*.yaml"))
+
+
+def test_report_templates_ship_as_package_data() -> None:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert data["kafkadiag.report"] == ["templates/*.j2"]
+    assert list((ROOT / "kafkadiag" / "report" / "templates").glob("*.j2"))

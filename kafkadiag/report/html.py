@@ -18,7 +18,7 @@ from ..findings import Finding, iso_time
 from .model import SIDE_FILES, Report, properties_snippet
 from .safe import visible
 from .timeline_svg import ChartUnavailable, render_timeline_svg
-from .timelines import Timelines, short_time
+from .timeline_model import Timelines, short_time
 from .triage import in_triage_order, one_fix, subject_text, triage
 
 _NOT_ID = re.compile(r"[^A-Za-z0-9_-]+")
@@ -79,7 +79,7 @@ def _finding_view(f: Finding, timeline_anchor: dict[str, str], key_of: dict[str,
 
 
 def render_html(report: Report, out: TextIO, title: str | None = None) -> None:
-    """Write the page. ``report.timelines`` holds the pictures to draw (see ``report.timelines``)."""
+    """Write the page; ``report.timelines`` holds the timelines to draw (the command line fills it)."""
     env = _environment()
     from markupsafe import Markup  # Jinja2's own dependency
 

@@ -13,7 +13,7 @@ from typing import TextIO
 from ..findings import iso_time
 from .model import SIDE_FILES, Report, properties_snippet
 from .safe import visible
-from .timelines import Collapsed, Timelines, compact_rows, short_time
+from .timeline_model import Collapsed, Timelines, compact_rows, short_time
 
 _PROSE_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
 _BACKTICKS = re.compile(r"`+")

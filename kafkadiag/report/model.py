@@ -10,7 +10,7 @@ from .. import __version__
 from ..findings import SEVERITY_RANK, Finding, Recommendation
 
 if TYPE_CHECKING:
-    from .timelines import Timelines
+    from .timeline_model import Timelines
 
 
 @dataclass

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..findings import iso_time
 from .safe import visible
-from .timelines import Timeline, TimelineEvent
+from .timeline_model import Timeline, TimelineEvent
 
 STATE_COLORS = {
     "Empty": "#c7c7c7", "Ongoing": "#6baed6", "PrepareCommit": "#74c476", "CompleteCommit": "#238b45",

@@ -141,7 +141,7 @@ def test_hostile_names_in_a_picture_are_escaped() -> None:
     import xml.etree.ElementTree as ET
 
     from kafkadiag.report.timeline_svg import render_timeline_svg
-    from kafkadiag.report.timelines import Moment, Timeline, TimelineEvent
+    from kafkadiag.report.timeline_model import Moment, Timeline, TimelineEvent
 
     evil = "</svg><script>alert(1)</script>$x^2$&amp;\x1b[31m"
     events = [
@@ -181,7 +181,7 @@ def test_text_and_json_reports_do_not_load_the_html_libraries() -> None:
 
 
 def test_many_ids_are_capped_and_the_rest_named() -> None:
-    from kafkadiag.report.timelines import MAX_TIMELINES, timelines_for
+    from kafkadiag.report.timeline_model import MAX_TIMELINES, timelines_for
     import pandas as pd
 
     keys = [f"tx-{i:03d}" for i in range(MAX_TIMELINES + 5)]

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from kafkadiag.report.markdown import render_timeline_tables
-from kafkadiag.report.timelines import Collapsed, Moment, Timeline, TimelineEvent, Timelines, compact_rows
+from kafkadiag.report.timeline_model import Collapsed, Moment, Timeline, TimelineEvent, Timelines, compact_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -87,8 +87,9 @@ class TimeAxis:
 def time_axis(times: list[int], untimed: int) -> TimeAxis:
     """Linear segments for ``times``, idle gaps cut out when one would take over half of what remains.
 
-    A gap is cut when it is longer than all smaller gaps together (and at least a second): the
-    week before an expiry is cut, the second between two transactions of a burst is not.
+    A gap is cut when it is longer than all smaller gaps together (and at least a second), and
+    some smaller gap remains to give the scale: the week before an expiry is cut, the second
+    between two transactions of a burst is not.
     """
     unique = sorted(set(times))
     if not unique:
@@ -98,7 +99,7 @@ def time_axis(times: list[int], untimed: int) -> TimeAxis:
     cut: set[int] = set()
     for g, i in gaps[:MAX_BREAKS]:
         remaining -= g
-        if g < 1000 or g <= remaining:
+        if g < 1000 or g <= remaining or remaining == 0:  # the smallest gap stays: it is the scale
             break
         cut.add(i)
     linear_ms = sum(g for g, i in gaps if i not in cut)
@@ -292,7 +293,7 @@ def _points(ax, t: Timeline, row: dict, x_of, legend: dict, Line2D) -> None:
                 "COMMIT": ("s", OUTCOME_COLORS["COMMIT"], "COMMIT marker"),
                 "ABORT": ("X", OUTCOME_COLORS["ABORT"], "ABORT marker"),
                 "still-open": (">", OUTCOME_COLORS["still-open"], "still open"),
-            }.get(e.kind, ("|", "#636363", "data"))
+            }.get(e.kind, ("P", "#636363", "data"))
         else:
             color, level = _log_style(e.kind)
             marker, label = "D", f"{e.source} {level}"

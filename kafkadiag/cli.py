@@ -457,6 +457,7 @@ def main() -> None:
 def _run() -> int:
     """Run the app and return the process exit code; never raises (but for KAFKADIAG_DEBUG)."""
     from .engine.spark.session import SparkFailed, SparkUnavailable
+    from .report.timeline_svg import ChartUnavailable
     from .ruleset import RuleError
 
     try:
@@ -464,7 +465,7 @@ def _run() -> int:
         return code if isinstance(code, int) else 0
     except typer.Exit as exc:
         return exc.exit_code
-    except (UsageError, ConfigError, SparkUnavailable) as exc:
+    except (UsageError, ConfigError, SparkUnavailable, ChartUnavailable) as exc:
         typer.echo(f"kafkadiag: {exc}", err=True)
         return 2
     except SparkFailed as exc:

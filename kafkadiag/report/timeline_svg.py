@@ -43,7 +43,7 @@ MOMENT_LABEL_Y = -0.35
 
 
 class ChartUnavailable(RuntimeError):
-    """matplotlib is missing: the HTML report cannot draw its pictures."""
+    """matplotlib or Jinja2 is missing: the HTML report cannot be written (one line, exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -173,8 +173,6 @@ def render_timeline_svg(t: Timeline, salt: str) -> str:
     try:
         import matplotlib
         from matplotlib.figure import Figure
-        from matplotlib.lines import Line2D
-        from matplotlib.patches import Patch
     except ImportError as exc:
         raise ChartUnavailable(
             f"the HTML report draws its timelines with matplotlib, which is not installed ({exc.name}): "
@@ -200,10 +198,10 @@ def render_timeline_svg(t: Timeline, salt: str) -> str:
         fig = Figure(figsize=(10, 1.6 + 0.45 * len(lanes)), layout="constrained")
         ax = fig.add_subplot()
         legend: dict[str, object] = {}
-        _coordinator_band(ax, t, row, x_of, x_max + pad, legend, Patch)
-        _transactions(ax, t, row, x_of, legend, Line2D)
-        _points(ax, t, row, x_of, legend, Line2D)
-        _moments(ax, t, axis, legend, Patch)
+        _coordinator_band(ax, t, row, x_of, x_max + pad, legend)
+        _transactions(ax, t, row, x_of)
+        _points(ax, t, row, x_of, legend)
+        _moments(ax, t, axis, legend)
         for i, (x0, x1, skipped) in enumerate(axis.breaks):
             ax.axvspan(x0, x1, color="#f0f0f0", zorder=0)
             ax.text((x0 + x1) / 2, BREAK_LABEL_Y + 0.28 * (i % 2), f"+{_duration(skipped)}", ha="center", va="top",
@@ -240,8 +238,10 @@ def _scoped_ids(svg: str, prefix: str) -> str:
     return _ID_REF.sub(lambda m: f"{m.group(1)}{prefix}-{m.group(2)}", svg)
 
 
-def _coordinator_band(ax, t: Timeline, row: dict, x_of, x_end: float, legend: dict, Patch) -> None:
+def _coordinator_band(ax, t: Timeline, row: dict, x_of, x_end: float, legend: dict) -> None:
     """The coordinator's state from one record to the next, as a coloured band."""
+    from matplotlib.patches import Patch
+
     states = [e for e in t.events if e.source == "coordinator"]
     if not states:
         return
@@ -265,7 +265,7 @@ def _marker_proxy(marker: str, color: str):
     return Line2D([], [], marker=marker, color=color, linestyle="none", markersize=7)
 
 
-def _transactions(ax, t: Timeline, row: dict, x_of, legend: dict, Line2D) -> None:
+def _transactions(ax, t: Timeline, row: dict, x_of) -> None:
     """Per partition: a bar from each first write to the marker that ended it (or to 'still open')."""
     open_at: dict[str, float] = {}
     for e in t.events:
@@ -281,8 +281,10 @@ def _transactions(ax, t: Timeline, row: dict, x_of, legend: dict, Line2D) -> Non
                     solid_capstyle="butt", zorder=2)
 
 
-def _points(ax, t: Timeline, row: dict, x_of, legend: dict, Line2D) -> None:
+def _points(ax, t: Timeline, row: dict, x_of, legend: dict) -> None:
     """Every data and log event as a marker, one scatter per style."""
+    from matplotlib.lines import Line2D
+
     styles: dict[tuple[str, str, str], list[tuple[float, int]]] = {}
     for e in t.events:
         if e.source == "coordinator":
@@ -304,8 +306,10 @@ def _points(ax, t: Timeline, row: dict, x_of, legend: dict, Line2D) -> None:
         legend.setdefault(label, Line2D([], [], marker=marker, color=color, linestyle="none", markersize=6))
 
 
-def _moments(ax, t: Timeline, axis: TimeAxis, legend: dict, Patch) -> None:
+def _moments(ax, t: Timeline, axis: TimeAxis, legend: dict) -> None:
     """Each finding's window, shaded across every lane and labelled with the finding's id at the top."""
+    from matplotlib.patches import Patch
+
     for i, m in enumerate(t.moments):
         x0, x1 = axis.x(m.start if m.start is not None else m.end), axis.x(m.end if m.end is not None else m.start)
         if x0 is None or x1 is None:

@@ -107,6 +107,7 @@ def render_html(report: Report, out: TextIO, title: str | None = None) -> None:
         infos=[_finding_view(f, anchors, timelines.key_of) for f in ordered if f.severity == "info"],
         pictures=pictures,
         left_out=timelines.left_out,
+        without_events=timelines.without_events,
         changes=properties_snippet(all_recs) if all_recs else {},
         side_files=SIDE_FILES,
         given=[c for c in report.config if not c.get("default")],

@@ -103,6 +103,10 @@ def render_timeline_tables(timelines: Timelines, out: TextIO) -> None:
         if t.more:
             out.write(f"\n{t.more} more event(s) not shown (`kafkadiag timeline -t ID --limit N` shows them).\n")
         out.write("\n")
+    if timelines.without_events:
+        out.write("No timeline for " + ", ".join(prose(k) for k in timelines.without_events[:20])
+                  + (", …" if len(timelines.without_events) > 20 else "")
+                  + ": the inputs hold no coordinator record, transaction or keyed log event of them.\n\n")
     if timelines.left_out:
         shown = ", ".join(prose(k) for k in timelines.left_out[:20]) + (", …" if len(timelines.left_out) > 20 else "")
         out.write(f"{len(timelines.left_out)} more id(s) with findings have no timeline here: {shown}.\n\n")

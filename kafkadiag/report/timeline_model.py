@@ -81,6 +81,7 @@ class Timeline:
 class Timelines:
     items: list[Timeline] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)  # keys with findings beyond MAX_TIMELINES
+    without_events: list[str] = field(default_factory=list)  # keys with findings but no event in the inputs
     key_of: dict[str, str] = field(default_factory=dict)  # finding id -> the key of its timeline
 
 
@@ -165,18 +166,17 @@ def timelines_for(keys: list[str], events: "pd.DataFrame | None", files: list[st
                   max_events: int = MAX_EVENTS) -> Timelines:
     """One :class:`Timeline` per key that has events, in the order of ``keys``, at most ``max_timelines``.
 
-    ``events`` is ``build_timeline``'s frame; keys with no event are skipped silently (a finding
-    about a producer the inputs show no event of has no picture to draw), keys past the cap are
-    listed in ``left_out``.
+    ``events`` is ``build_timeline``'s frame; keys with no event (an idempotent producer's sequence
+    finding: the timeline follows transactions) are listed in ``without_events``, keys past the
+    cap in ``left_out``.
     """
     key_of = finding_keys(findings) if key_of is None else key_of
     out = Timelines(key_of=key_of)
-    if events is None or events.empty:
-        return out
-    groups = {key: group for key, group in events.groupby("key", sort=False)}
+    groups = {} if events is None or events.empty else dict(tuple(events.groupby("key", sort=False)))
     for key in keys:
         group = groups.get(key)
         if group is None:
+            out.without_events.append(key)
             continue
         if len(out.items) >= max_timelines:
             out.left_out.append(key)

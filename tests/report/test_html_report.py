@@ -96,6 +96,7 @@ def test_a_timeline_picture_per_id_the_findings_are_about(bundled) -> None:
     order = svgs[keys.index("order-enricher")]
     for label in ("coordinator", "orders-0", "orders-1", "orders-2", "FEN002#1", "CompleteAbort", "ABORT marker", "+7d 0h"):
         assert label in order, label
+    assert "No picture for producer 4006, producer 4007: the inputs hold no" in page.text
     # The finding links to its picture.
     assert 'href="#timeline-2-order-enricher"' in page_text
 

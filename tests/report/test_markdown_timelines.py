@@ -58,6 +58,7 @@ def test_analyze_markdown_has_the_same_timelines_as_the_html() -> None:
     assert heads == ["### report-generator (EXP001\\#1)", "### producer 0 (FEN001\\#1)", "### order-enricher (FEN002\\#1)",
                      "### settlement-batch (HNG005\\#1)", "### billing-ledger (HNG008\\#1)", "### ledger-writer (TMO001\\#1)",
                      "### invoice-exporter (EXP002\\#1)"]
+    assert "No timeline for producer 4006, producer 4007: the inputs hold no" in section
     enricher = section.split("### order-enricher", 1)[1].split("###", 1)[0]
     assert "PrepareAbort (producer id 4001, epoch 1)" in enricher and "ABORT marker on orders-0 at offset 116" in enricher
     assert "routine events" in enricher and enricher.count("\n| ") < 20  # compact: 80 events, a dozen rows

@@ -36,16 +36,26 @@ class Format(str, Enum):
     text = "text"
     json = "json"
     markdown = "markdown"
+    html = "html"
     sarif = "sarif"
     junit = "junit"
     github = "github"
 
 
 class ListFormat(str, Enum):
-    """The formats of ``timeline`` and ``rules`` (the report formats belong to ``analyze``)."""
+    """The formats of ``rules`` (the report formats belong to ``analyze``)."""
 
     text = "text"
     json = "json"
+
+
+class TimelineFormat(str, Enum):
+    """The formats of ``timeline``: the CI formats (SARIF, JUnit, annotations) have nothing to say about it."""
+
+    text = "text"
+    json = "json"
+    html = "html"
+    markdown = "markdown"
 
 
 class Engine(str, Enum):
@@ -115,7 +125,7 @@ def _fill_placeholders(findings: list, bootstrap: Optional[str]) -> None:
 @app.command()
 def analyze(
     paths: list[str] = typer.Argument(..., metavar="PATH", help="Dump files, directories (recursive), globs, .gz files, or - for stdin."),
-    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format."),
+    format: Format = typer.Option(Format.text, "--format", "-f", help="Output format (html: one self-contained page with timeline pictures)."),
     output: Optional[Path] = typer.Option(None, "--output", "-o", metavar="FILE", help="Write the report to this file."),
     config: list[Path] = typer.Option([], "--config", "-c", metavar="FILE", help="Producer or broker .properties whose transaction settings apply (repeatable)."),
     rules: list[Path] = typer.Option([], "--rules", metavar="DIR", help="Directory of extra YAML rules (repeatable)."),
@@ -147,6 +157,8 @@ def analyze(
     if (quiet or statistics or show_all) and format != Format.text:
         raise UsageError("--quiet, --statistics and --all shape the text report; use them with --format text")
     _check_paths(paths)
+    if format == Format.html:
+        _require_html()
     rule_list = _load_rules(rules, select, ignore)
     choice, runner = _engine(engine, master, spark_conf, paths)
     with _progress(quiet, local=choice.name == "local"):
@@ -167,6 +179,8 @@ def analyze(
         stats=result.stats,
         notes=notes,
     )
+    if format in (Format.html, Format.markdown):
+        report.timelines = _incident_timelines(result)
     with _output(output) as out:
         _render(report, format, out, color, quiet=quiet, stats_only=statistics, show_all=show_all)
     _finish(result, fail_on, at_or_above)
@@ -179,6 +193,39 @@ def _progress(quiet: bool, local: bool = True):
     from .progress_bar import ProgressBar, wanted
 
     return ProgressBar() if local and wanted(quiet) else nullcontext()
+
+
+def _require_html() -> None:
+    """The HTML report needs its drawing and templating libraries: say so before reading anything."""
+    from .report.html import missing_libraries
+
+    missing = missing_libraries()
+    if missing:
+        wanted = " ".join(f"'{name}>={HTML_MINIMUM[name]}'" for name in missing)
+        raise UsageError(f"--format html needs {' and '.join(missing)}, which cannot be imported here: pip install {wanted}")
+
+
+#: What ``--format html`` needs (also the runtime dependencies in pyproject.toml).
+HTML_MINIMUM = {"matplotlib": "3.8", "jinja2": "3.1"}
+
+
+def _incident_timelines(result):
+    """The timelines of the ids the findings are about, root causes first, for the HTML and Markdown reports.
+
+    A finding without a subject (a log signature) is about the id of the events its evidence lines
+    are, when the timeline keys them.
+    """
+    from .engine.timeline import build_timeline
+    from .report.timeline_model import evidence_index, finding_key, finding_keys, keys_in_triage_order, timelines_for
+
+    records = result.tables.get("txn_records")
+    by_evidence = {}
+    if any(not finding_key(f) for f in result.findings if f.severity in ("error", "warning")):
+        by_evidence = evidence_index(build_timeline(result.tables, records, include_data=False), result.files)
+    key_of = finding_keys(result.findings, by_evidence)
+    keys = keys_in_triage_order(result.findings, key_of)
+    events = build_timeline(result.tables, records, keys=set(keys)) if keys else None
+    return timelines_for(keys, events, result.files, result.findings, key_of)
 
 
 def _engine(engine: Engine, master: Optional[str], spark_conf: list[str], paths: list[str]):
@@ -262,7 +309,7 @@ def color_wanted(out: TextIO, flag: Optional[bool]) -> bool:
 @app.command()
 def timeline(
     paths: list[str] = typer.Argument(..., metavar="PATH", help="Dumps, client logs, broker logs (files, directories, globs, .gz, -)."),
-    format: ListFormat = typer.Option(ListFormat.text, "--format", "-f", help="text or json."),
+    format: TimelineFormat = typer.Option(TimelineFormat.text, "--format", "-f", help="text, json, html (pictures) or markdown."),
     transactional_id: list[str] = typer.Option([], "--transactional-id", "-t", metavar="ID", help="Only these transactional ids (repeatable)."),
     producer_id: list[int] = typer.Option([], "--producer-id", "-p", metavar="PRODUCER_ID", help="Only these producer ids (repeatable)."),
     all_ids: bool = typer.Option(False, "--all", help="Every transactional id, not only those with findings."),
@@ -280,6 +327,8 @@ def timeline(
     from .report.timeline import render_timeline_json, render_timeline_text
 
     _check_paths(paths)
+    if format == TimelineFormat.html:
+        _require_html()
     effective = EffectiveConfig.defaults()
     for path in config:
         effective.load_properties(str(path))
@@ -302,10 +351,35 @@ def timeline(
     if asked and events.empty:
         _fail(_nothing_for(transactional_id, producer_id, build_timeline(result.tables, result.tables.get("txn_records"))))
     with _output(output) as out:
-        if format == ListFormat.json:
+        if format == TimelineFormat.json:
             render_timeline_json(events, result.files, out, limit)
+        elif format in (TimelineFormat.html, TimelineFormat.markdown):
+            _timeline_page(result, events, format, out, limit)
         else:
             render_timeline_text(events, result.files, out, limit)
+
+
+#: ``timeline --format html|markdown``: more pictures than a report shows, since the ids were asked for.
+TIMELINE_PAGE_MAX = 40
+
+
+def _timeline_page(result, events, format: TimelineFormat, out: TextIO, limit: int) -> None:
+    """The timelines (in key order) as the HTML page's pictures or the Markdown report's tables."""
+    from .report import render_machine
+    from .report.model import Report
+    from .report.timeline_model import timelines_for
+
+    keys = sorted(set(events["key"])) if not events.empty else []
+    report = Report("timeline", [], inputs=[r.to_json() for r in result.inputs])
+    report.timelines = timelines_for(keys, events, result.files, result.findings, max_timelines=TIMELINE_PAGE_MAX,
+                                     max_events=limit)
+    if format == TimelineFormat.markdown:
+        from .report.markdown import render_timeline_tables
+
+        out.write("# kafkadiag timeline\n\n")
+        render_timeline_tables(report.timelines, out)
+    else:
+        render_machine(report, "html", out)
 
 
 def _nothing_for(tids: list[str], pids: list[int], everything) -> str:
@@ -396,6 +470,7 @@ def main() -> None:
 def _run() -> int:
     """Run the app and return the process exit code; never raises (but for KAFKADIAG_DEBUG)."""
     from .engine.spark.session import SparkFailed, SparkUnavailable
+    from .report.timeline_svg import ChartUnavailable
     from .ruleset import RuleError
 
     try:
@@ -403,7 +478,7 @@ def _run() -> int:
         return code if isinstance(code, int) else 0
     except typer.Exit as exc:
         return exc.exit_code
-    except (UsageError, ConfigError, SparkUnavailable) as exc:
+    except (UsageError, ConfigError, SparkUnavailable, ChartUnavailable) as exc:
         typer.echo(f"kafkadiag: {exc}", err=True)
         return 2
     except SparkFailed as exc:

@@ -19,6 +19,12 @@ def test_rules_ship_as_package_data() -> None:
     assert list((ROOT / "rules").glob("*.yaml"))
 
 
+def test_report_templates_ship_as_package_data() -> None:
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    assert data["kafkadiag.report"] == ["templates/*.j2"]
+    assert list((ROOT / "kafkadiag" / "report" / "templates").glob("*.j2"))
+
+
 # ---- the distribution people install -------------------------------------------------------
 
 import ast  # noqa: E402

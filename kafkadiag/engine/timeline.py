@@ -94,6 +94,21 @@ def _log_rows(logs: pd.DataFrame | None) -> list[dict]:
     return rows
 
 
+def _only_keys(table: pd.DataFrame | None, keys: set[str], pid_to_tid: dict[int, str]) -> pd.DataFrame | None:
+    """The rows that can end up under one of ``keys`` (a superset: the exact choice is made on the events).
+
+    A row is keyed by its transactional.id, else by the id its producer id maps to, else by
+    ``producer <id>``; on a large dump most spans belong to other ids, and building their events
+    only to drop them would cost seconds.
+    """
+    if table is None or table.empty:
+        return table
+    pids = {int(k.split(" ", 1)[1]) for k in keys if k.startswith("producer ") and k.split(" ", 1)[1].isdigit()}
+    pids |= {pid for pid, tid in pid_to_tid.items() if tid in keys}
+    keep = table["transactional_id"].isin(keys) | table["producer_id"].isin(pids)
+    return table[keep]
+
+
 def build_timeline(
     tables: dict[str, pd.DataFrame],
     records: pd.DataFrame | None = None,
@@ -109,9 +124,13 @@ def build_timeline(
     no producer id (a client's log line about its transactional.id).
     """
     pid_to_tid = _producer_ids(tables)
-    rows = _coordinator_rows(records) + _log_rows(tables.get("log_events"))
+    logs, spans = tables.get("log_events"), tables.get("spans")
+    if keys is not None and not producer_ids:
+        keys = set(keys)
+        records, logs, spans = (_only_keys(t, keys, pid_to_tid) for t in (records, logs, spans))
+    rows = _coordinator_rows(records) + _log_rows(logs)
     if include_data:
-        rows += _span_rows(tables.get("spans"))
+        rows += _span_rows(spans)
     if not rows:
         return pd.DataFrame(columns=list(TIMELINE_COLUMNS))
     frame = pd.DataFrame(rows)

@@ -1,4 +1,4 @@
-"""Renderers: findings to text, JSON, Markdown, SARIF, JUnit XML or GitHub annotations."""
+"""Renderers: findings to text, JSON, Markdown, HTML, SARIF, JUnit XML or GitHub annotations."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Sequence, TextIO
 from .model import Report
 
 #: Formats every command renders the same way (the text report differs per command).
-MACHINE_FORMATS = ("json", "markdown", "sarif", "junit", "github")
+MACHINE_FORMATS = ("json", "markdown", "html", "sarif", "junit", "github")
 
 
 def render_machine(report: Report, fmt: str, out: TextIO, rules: Sequence | None = None) -> bool:
@@ -20,6 +20,10 @@ def render_machine(report: Report, fmt: str, out: TextIO, rules: Sequence | None
         from .markdown import render_markdown
 
         render_markdown(report, out)
+    elif fmt == "html":
+        from .html import render_html
+
+        render_html(report, out)
     elif fmt == "sarif":
         from .sarif import render_sarif
 

@@ -13,6 +13,7 @@ from typing import TextIO
 from ..findings import iso_time
 from .model import SIDE_FILES, Report, properties_snippet
 from .safe import visible
+from .timeline_model import Collapsed, Timelines, compact_rows, short_time
 
 _PROSE_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
 _BACKTICKS = re.compile(r"`+")
@@ -78,3 +79,34 @@ def render_markdown(report: Report, out: TextIO) -> None:
             for i, step in enumerate(f.runbook, 1):
                 out.write(f"{i}. {prose(step)}\n")
             out.write("\n")
+    if report.timelines is not None:
+        render_timeline_tables(report.timelines, out)
+
+
+def render_timeline_tables(timelines: Timelines, out: TextIO) -> None:
+    """The timelines of the HTML pictures as compact tables: runs of healthy transactions are one row."""
+    out.write("## Timelines\n\n")
+    if not timelines.items:
+        out.write("No events to show.\n\n")
+    for t in timelines.items:
+        moments = ", ".join(m.finding_id for m in t.moments)
+        out.write(f"### {prose(t.key)}" + (f" ({prose(moments)})" if moments else "") + "\n\n")
+        out.write("| time | lane | event | where |\n|---|---|---|---|\n")
+        for row in compact_rows(t):
+            if isinstance(row, Collapsed):
+                span = f"{short_time(row.first.time)} … {short_time(row.last.time)}"
+                out.write(f"| {span} | | *{prose(row.text())}* | |\n")
+            else:
+                mark = "**" if any(m.covers(row.time) for m in t.moments) else ""
+                where = code(row.where) if row.where else ""
+                out.write(f"| {mark}{short_time(row.time)}{mark} | {prose(row.lane)} | {prose(row.text)} | {where} |\n")
+        if t.more:
+            out.write(f"\n{t.more} more event(s) not shown (`kafkadiag timeline -t ID --limit N` shows them).\n")
+        out.write("\n")
+    if timelines.without_events:
+        out.write("No timeline for " + ", ".join(prose(k) for k in timelines.without_events[:20])
+                  + (", …" if len(timelines.without_events) > 20 else "")
+                  + ": the inputs hold no coordinator record, transaction or keyed log event of them.\n\n")
+    if timelines.left_out:
+        shown = ", ".join(prose(k) for k in timelines.left_out[:20]) + (", …" if len(timelines.left_out) > 20 else "")
+        out.write(f"{len(timelines.left_out)} more id(s) with findings have no timeline here: {shown}.\n\n")

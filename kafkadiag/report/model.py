@@ -4,9 +4,13 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..findings import SEVERITY_RANK, Finding, Recommendation
+
+if TYPE_CHECKING:
+    from .timeline_model import Timelines
 
 
 @dataclass
@@ -17,6 +21,8 @@ class Report:
     config: list[dict] = field(default_factory=list)
     stats: dict[str, object] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    #: The timelines the HTML and Markdown reports show; filled only for those formats (not in JSON).
+    timelines: "Timelines | None" = None
 
     def counts(self) -> dict[str, int]:
         c = Counter(f.severity for f in self.findings)

@@ -112,9 +112,28 @@ def test_an_id_that_is_not_there_lists_the_ids_that_are() -> None:
     assert "transactional ids order-service-0" in proc.stderr and "producer ids 36000" in proc.stderr
 
 
-@pytest.mark.parametrize("command", ["timeline", "rules"])
-@pytest.mark.parametrize("fmt", ["sarif", "junit", "github", "markdown"])
+@pytest.mark.parametrize("command, fmt", [
+    *(("timeline", f) for f in ("sarif", "junit", "github")),
+    *(("rules", f) for f in ("sarif", "junit", "github", "markdown", "html")),
+])
 def test_formats_a_command_does_not_write_are_a_usage_error(command: str, fmt: str) -> None:
     args = [command, "--format", fmt] + ([str(ROOT / "fixtures" / "cases" / "commit-4.1" / "input")] if command == "timeline" else [])
     proc = run_cli(*args)
     assert proc.returncode == 2 and "--format" in proc.stderr and proc.stdout == ""
+
+
+def test_timeline_as_html_pictures_and_markdown_tables() -> None:
+    """``timeline --format html`` draws the asked ids; ``--format markdown`` has the same events as compact tables."""
+    case = str(ROOT / "fixtures" / "cases" / "timeout-2.4" / "input")
+    page = run_cli("timeline", "--format", "html", "-t", "ledger-writer", case)
+    assert page.returncode == 0, page.stderr
+    assert page.stdout.count("<svg") == 1 and 'id="timeline-0-ledger-writer"' in page.stdout
+    assert "TMO001#1" in page.stdout and "PrepareAbort" in page.stdout and 'id="findings"' not in page.stdout
+    md = run_cli("timeline", "--format", "markdown", "-t", "ledger-writer", case)
+    assert md.returncode == 0, md.stderr
+    assert md.stdout.startswith("# kafkadiag timeline\n") and "### ledger-writer (TMO001\\#1)" in md.stdout
+    rows = [line for line in md.stdout.splitlines() if line.startswith("| ")][1:]
+    assert any("ABORT marker on payment-events-" in r and "coordinator's decision" in r for r in rows)
+    assert any("routine events" in r for r in rows)  # healthy transactions collapsed
+    nothing = run_cli("timeline", "--format", "html", "-t", "no-such-id", case)
+    assert nothing.returncode == 2 and nothing.stdout == "" and "no event of transactional id no-such-id" in nothing.stderr

@@ -56,6 +56,33 @@ def test_markdown_keeps_hostile_text_inside_its_code_span_and_escapes_html(tmp_p
     assert spans and spans[0][1] == r"transactional_id=tx`<b>x</b>\x9b31m-7"  # the backtick did not close it
     rendered = _outside_code(out)
     assert "<b>" not in rendered and "&lt;b&gt;" in rendered  # in prose the HTML is escaped
+    assert "### tx\\`&lt;b&gt;x&lt;/b&gt;\\\\x9b31m-7 (EXP101\\#1)" in out  # the timeline table's heading
+
+
+def test_html_shows_the_hostile_id_as_text_in_the_page_and_its_picture(tmp_path: Path) -> None:
+    from html.parser import HTMLParser
+
+    proc = run_cli("analyze", "--format", "html", str(hostile_log(tmp_path)))
+    out = proc.stdout.decode("utf-8")
+    assert proc.returncode == 1, proc.stderr.decode()
+    assert "\x1b" not in out and "\x9b" not in out
+
+    class Tags(HTMLParser):
+        tags: list[str] = []
+        text: list[str] = []
+
+        def handle_starttag(self, tag: str, attrs: list) -> None:
+            self.tags.append(tag)
+
+        def handle_data(self, data: str) -> None:
+            self.text.append(data)
+
+    page = Tags()
+    page.feed(out)
+    assert "b" not in page.tags and "script" not in page.tags
+    assert page.tags.count("svg") == 1  # the id's timeline picture
+    shown = "".join(page.text)
+    assert shown.count(r"tx`<b>x</b>\x9b31m-7") >= 3  # summary, finding, picture caption (control shown as \x9b)
 
 
 def test_rich_markup_in_a_rule_title_prints_as_itself(tmp_path: Path) -> None:
@@ -81,7 +108,7 @@ def test_credentials_in_a_log_line_are_masked_in_evidence(tmp_path: Path) -> Non
         'password="hunter2"; ssl.keystore.password = s3cret, ssl.key.password=[hidden])')
     log = tmp_path / "app.log"
     log.write_text(text, encoding="utf-8")
-    for fmt in ("json", "text", "markdown"):
+    for fmt in ("json", "text", "markdown", "html"):
         proc = run_cli("analyze", "--format", fmt, str(log))
         out = proc.stdout.decode("utf-8")
         assert "Aborting producer batches" in out  # the line is still the evidence

@@ -92,3 +92,26 @@ def test_unstable_producers_population():
     tp = facts(rows, v2_possible=False)["topic_producers"].iloc[0]
     assert (tp.single_txn_epoch0, tp.multi_txn_producers, tp.reinitialised) == (6, 0, 0)
     assert tp.window_ms == 150_005
+
+
+def test_a_newer_epoch_stamped_earlier_on_the_same_partition_is_clock_skew_not_a_zombie():
+    # A new instance on a host whose clock is 3 ms behind: its epoch-18 batch follows the epoch-17
+    # transaction on the partition (later offsets) but carries an earlier CreateTime. A broker never
+    # takes an older epoch after a newer one on one partition, so nothing here is a zombie write.
+    rows = [
+        batch(42, 77, 17, seq=4086, count=4, ts=T0 + 38), batch(58, 77, 17, marker="COMMIT", ts=T0 + 40),
+        batch(78, 77, 18, seq=0, count=3, ts=T0 + 35), batch(81, 77, 18, marker="COMMIT", ts=T0 + 45),
+    ]
+    spans = facts(rows, v2_possible=False)["spans"]
+    assert not spans["zombie"].any()
+
+
+def test_an_old_epoch_written_to_another_partition_after_a_newer_one_is_a_zombie():
+    # The new instance (epoch 8) writes orders-0; later the fenced one (epoch 7) still writes orders-1,
+    # which had not seen epoch 8: the broker of orders-1 accepts it.
+    rows = [
+        batch(0, 77, 8, partition=0, seq=0, ts=T0 + 1_000), batch(1, 77, 8, partition=0, marker="COMMIT", ts=T0 + 1_100),
+        batch(0, 77, 7, partition=1, seq=40, ts=T0 + 2_000), batch(1, 77, 7, partition=1, marker="COMMIT", ts=T0 + 2_100),
+    ]
+    spans = facts(rows, v2_possible=False)["spans"].set_index("partition")
+    assert bool(spans.loc[1, "zombie"]) and not bool(spans.loc[0, "zombie"])

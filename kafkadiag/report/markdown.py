@@ -1,5 +1,10 @@
 """Markdown report for incident tickets: findings with evidence blocks and config snippets.
 
+It reads as the text report does: the incident summary first (each root cause with its one fix
+and its consequences under it), then the findings in that order, each headed by its full id so
+that "consequence of FEN002#1" can be followed; info findings and warnings that describe normal
+traffic are folded into a ``<details>`` block at the end.
+
 Everything from inputs and rule files is escaped for where it lands: prose gets its Markdown and
 HTML characters escaped (a ``<script>`` in a log line stays text), code spans and fenced blocks
 use a fence longer than any backtick run inside them, and control characters are shown as ``\\xNN``.
@@ -14,6 +19,7 @@ from ..findings import iso_time
 from .model import SIDE_FILES, Report, properties_snippet
 from .safe import visible
 from .timeline_model import Collapsed, Timelines, compact_rows, short_time
+from .triage import by_rule, collapsible, group_fix, in_triage_order, one_fix, subject_text, triage
 
 _PROSE_SPECIAL = re.compile(r"([\\`*_\[\]#|~])")
 _BACKTICKS = re.compile(r"`+")
@@ -49,38 +55,81 @@ def render_markdown(report: Report, out: TextIO) -> None:
     counts = report.counts()
     out.write("# kafkadiag report\n\n")
     out.write(f"**{len(report.findings)} finding(s)**: {counts['error']} error, {counts['warning']} warning, {counts['info']} info\n\n")
+    collapsed = collapsible(report.findings)
+    _summary(report, collapsed, out)
+    folded = {id(f) for f in collapsed} | {id(f) for f in report.findings if f.severity == "info"}
+    ranked = in_triage_order(report.findings, collapsed)
+    for f in (f for f in ranked if id(f) not in folded):
+        _finding(f, out)
+    rest = [f for f in ranked if id(f) in folded]
+    if rest:
+        out.write(f"<details><summary>{len(rest)} more finding(s): info and normal traffic</summary>\n\n")
+        for f in rest:
+            _finding(f, out, level="###")
+        out.write("</details>\n\n")
     if report.inputs:
-        out.write("| input | kind | era | lines | skipped |\n|---|---|---|---:|---:|\n")
+        out.write("## Inputs\n\n| input | kind | era | lines | skipped |\n|---|---|---|---:|---:|\n")
         for item in report.inputs:
             out.write(f"| {prose(item['path'])} | {prose(item.get('error') or item.get('found') or item.get('kind', ''))} | {prose(item.get('era', ''))} "
                       f"| {item.get('lines', '')} | {item.get('skipped', '')} |\n")
         out.write("\n")
-    for f in report.findings:
-        out.write(f"## {f.severity.upper()} {f.rule}: {prose(f.title)}\n\n")
-        subject = ", ".join(code(f"{k}={v}") for k, v in f.subject.to_json().items() if v not in (None, ""))
-        if subject:
-            out.write(f"*{prose(f.category)}* — {subject}")
-        if f.window_start is not None or f.window_end is not None:
-            out.write(f" — {iso_time(f.window_start) or '?'} → {iso_time(f.window_end) or '?'}")
-        out.write("\n\n" + prose(f.message) + "\n\n")
-        if f.caused_by:
-            out.write("**Consequence of** " + ", ".join(f.caused_by) + " (fix that first).\n\n")
-        if f.evidence:
-            out.write("Evidence:\n\n" + block([f"{ev.file}:{ev.line or '?'}: {ev.text}" for ev in f.evidence]))
-        if f.recommendations:
-            snippet = [line for side, lines in properties_snippet(f.recommendations).items()
-                       for line in [f"# {SIDE_FILES.get(side, side)}", *lines]]
-            out.write("Fix:\n\n" + block(snippet, "properties"))
-            for rec in f.recommendations:
-                out.write(f"- {code(rec.config)}: {prose(rec.reason)}\n")
-            out.write("\n")
-        if f.runbook:
-            out.write("Runbook:\n\n")
-            for i, step in enumerate(f.runbook, 1):
-                out.write(f"{i}. {prose(step)}\n")
-            out.write("\n")
     if report.timelines is not None:
         render_timeline_tables(report.timelines, out)
+
+
+def _anchor(f) -> str:
+    """The heading anchor GitHub and GitLab derive from ``f``'s heading (id first: ``fen002-1-...``)."""
+    return re.sub(r"[^a-z0-9 -]", "", f"{f.severity} {f.id or f.rule} {f.title}".lower()).replace(" ", "-")
+
+
+def _summary(report: Report, collapsed: list, out: TextIO) -> None:
+    """Root causes first, each with its one fix, consequences indented under it (as the text report)."""
+    causes = triage(report.findings, collapsed)
+    if not causes and not collapsed:
+        return
+    out.write("## Root causes first\n\n")
+    for cause in causes:
+        f = cause.finding
+        subject = subject_text(f)
+        line = f"- **{f.severity.upper()}** [{prose(f.id or f.rule)}](#{_anchor(f)}) "
+        line += (prose(subject) + ": " if subject else "") + f"**{prose(f.title)}**"
+        fix = one_fix(f)
+        out.write(line + (f" — fix: {code(fix)}" if fix else "") + "\n")
+        for c in cause.consequences:
+            sub = subject_text(c)
+            out.write(f"  - consequence [{prose(c.id or c.rule)}](#{_anchor(c)}) "
+                      + (prose(sub) + ": " if sub else "") + prose(c.title) + "\n")
+    for rule, group in by_rule(collapsed).items():
+        fix = group_fix(group)
+        out.write(f"- **WARNING** {prose(rule)} ×{len(group)} normal traffic: {prose(group[0].title)}"
+                  + (f" — fix: {code(fix)}" if fix else "") + "\n")
+    out.write("\n")
+
+
+def _finding(f, out: TextIO, level: str = "##") -> None:
+    out.write(f"{level} {f.severity.upper()} {prose(f.id or f.rule)}: {prose(f.title)}\n\n")
+    subject = ", ".join(code(f"{k}={v}") for k, v in f.subject.to_json().items() if v not in (None, ""))
+    if subject:
+        out.write(f"*{prose(f.category)}* — {subject}")
+    if f.window_start is not None or f.window_end is not None:
+        out.write(f" — {iso_time(f.window_start) or '?'} → {iso_time(f.window_end) or '?'}")
+    out.write("\n\n" + prose(f.message) + "\n\n")
+    if f.caused_by:
+        out.write("**Consequence of** " + ", ".join(prose(c) for c in f.caused_by) + " (fix that first).\n\n")
+    if f.evidence:
+        out.write("Evidence:\n\n" + block([f"{ev.file}:{ev.line or '?'}: {ev.text}" for ev in f.evidence]))
+    if f.recommendations:
+        snippet = [line for side, lines in properties_snippet(f.recommendations).items()
+                   for line in [f"# {SIDE_FILES.get(side, side)}", *lines]]
+        out.write("Fix:\n\n" + block(snippet, "properties"))
+        for rec in f.recommendations:
+            out.write(f"- {code(rec.config)}: {prose(rec.reason)}\n")
+        out.write("\n")
+    if f.runbook:
+        out.write("Runbook:\n\n")
+        for i, step in enumerate(f.runbook, 1):
+            out.write(f"{i}. {prose(step)}\n")
+        out.write("\n")
 
 
 def render_timeline_tables(timelines: Timelines, out: TextIO) -> None:

@@ -154,7 +154,29 @@ def test_select_ignore_and_rules_listing() -> None:
 def test_markdown_report() -> None:
     proc = run_cli("analyze", "--format", "markdown", str(ROOT / "fixtures" / "cases" / "seed-two-instances" / "input"))
     assert proc.returncode == 1
-    assert proc.stdout.startswith("# kafkadiag report") and "## ERROR FEN001" in proc.stdout
+    assert proc.stdout.startswith("# kafkadiag report") and "## ERROR FEN001\\#1" in proc.stdout
+
+
+def test_markdown_opens_with_root_causes_and_folds_info() -> None:
+    """As the text report: causes first with their fix and consequences, findings in that order with
+    their full ids (the summary links to them), info folded in a ``<details>`` block after them."""
+    proc = run_cli("analyze", "--format", "json", str(ROOT / "fixtures" / "cases" / "mixed-2.4.1" / "input"))
+    findings = json.loads(proc.stdout)["findings"]
+    md = run_cli("analyze", "--format", "markdown", str(ROOT / "fixtures" / "cases" / "mixed-2.4.1" / "input")).stdout
+    summary, details = md.split("## Root causes first", 1)[1].split("\n## ", 1)
+    causes = [f for f in findings if f["severity"] in ("error", "warning")]
+    assert causes and all(f["id"].replace("#", "\\#") in summary for f in causes)
+    assert summary.index("**ERROR**") < summary.index("**WARNING**")  # errors first
+    headings = re.findall(r"^#{2,3} (ERROR|WARNING|INFO) (\S+?): ", md, flags=re.M)
+    assert [h[1].replace("\\#", "#") for h in headings if h[0] != "INFO"] == [
+        f["id"] for f in sorted(causes, key=lambda f: f["severity"] != "error")]
+    for target in re.findall(r"\]\(#([a-z0-9-]+)\)", summary):  # every link of the summary has its heading
+        assert any(re.sub(r"[^a-z0-9 -]", "", " ".join(h.split()[1:]).replace("\\", "").lower()).replace(" ", "-") == target
+                   for h in re.findall(r"^##.*$", md, flags=re.M)), target
+    infos = [f for f in findings if f["severity"] == "info"]
+    folded = md.split("<details>", 1)[1].split("</details>", 1)[0]
+    assert infos and f"{len(infos)} more finding(s)" in folded and md.index("<details>") > md.index(headings[0][1])
+    assert all(f["id"].replace("#", "\\#") in folded for f in infos)
 
 
 def test_on_a_terminal_findings_are_boxes_titled_with_their_ids() -> None:

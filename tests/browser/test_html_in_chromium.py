@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.report.hostile import case_with_hostile_line
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,15 +129,8 @@ def test_the_report_renders_with_its_timelines_and_a_clean_console(browser, tmp_
 def test_hostile_input_neither_runs_nor_fetches(browser, tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
 
-    case = tmp_path / "case"
-    case.mkdir()
-    for f in (ROOT / "fixtures" / "cases" / "timeout-2.4" / "input").iterdir():
-        shutil.copy(f, case / f.name)
-    (case / "app.log").write_text(
-        "2019-12-22 12:34:40,100 ERROR [kafka-producer-network-thread | producer-ledger] o.a.k.c.p.i.TransactionManager - "
-        "[Producer clientId=producer-ledger, transactionalId=ledger-writer] Transiting to fatal error state due to "
-        "org.apache.kafka.common.errors.ProducerFencedException: <script>window.pwned = 1</script>"
-        "<img src=\"https://example.invalid/x.png\" onerror=\"window.pwned = 2\">\n")
+    case = case_with_hostile_line(tmp_path / "case", "<script>window.pwned = 1</script>"
+                                  "<img src=\"https://example.invalid/x.png\" onerror=\"window.pwned = 2\">")
     _open(browser, _report(tmp_path, str(case)))
     assert browser.execute_script("return window.pwned === undefined")
     assert "<script>window.pwned = 1</script>" in browser.find_element(By.ID, "findings").text

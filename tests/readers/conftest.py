@@ -83,3 +83,21 @@ def assert_same_reads(text: bytes, block_size: int, calls: dict | None = None, *
     assert fast.report.kinds == slow.report.kinds
     assert fast.report.lines == slow.report.lines
     assert fast.report.era == slow.report.era
+
+
+def with_odd_lines(text: bytes, eol: bytes, rnd, odd_line: bytes) -> bytes:
+    """``text`` with, after about 3 % of its lines, a line no dump batch starts: a blank one, prose,
+    ``odd_line`` (a tool message or an index entry) or binary junk."""
+    out: list[bytes] = []
+    for line in text.split(eol):
+        out.append(line)
+        roll = rnd.random()
+        if roll < 0.01:
+            out.append(b"")
+        elif roll < 0.02:
+            out.append(b"some prose that is not a dump line")
+        elif roll < 0.025:
+            out.append(odd_line)
+        elif roll < 0.03:
+            out.append(b"\x00\x01\x02binary junk")
+    return eol.join(out)

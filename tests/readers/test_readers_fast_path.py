@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from conftest import assert_same_reads, read_text
+from conftest import assert_same_reads, read_text, with_odd_lines
 from dumplog_gen import dump_text, make_batches
 from kafkadiag.readers import dumplog
 
@@ -45,20 +45,7 @@ def test_fast_equals_general_with_odd_lines_mixed_in(eol, fast_calls) -> None:
     for p in range(3):
         batches = make_batches(300, seed=30 + p)
         text = dump_text("3.6", batches, path=f"/d/orders-{p}/00000000000000000000.log", eol=eol)
-        lines = text.split(eol)
-        out: list[bytes] = []
-        for line in lines:
-            out.append(line)
-            roll = rnd.random()
-            if roll < 0.01:
-                out.append(b"")
-            elif roll < 0.02:
-                out.append(b"some prose that is not a dump line")
-            elif roll < 0.025:
-                out.append(b"Found 17 invalid bytes at the end of 00000000000000000000.log")
-            elif roll < 0.03:
-                out.append(b"\x00\x01\x02binary junk")
-        parts.append(eol.join(out))
+        parts.append(with_odd_lines(text, eol, rnd, b"Found 17 invalid bytes at the end of 00000000000000000000.log"))
     text = b"".join(parts) + b"Non-consecutive offsets in /d/orders-0/00000000000000000000.log" + eol + b"  5 is followed by 7" + eol
     for block_size in (2048, 8192, 65536):
         _assert_same(text, block_size, fast_calls)

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from conftest import assert_same_reads, read_text
+from conftest import assert_same_reads, read_text, with_odd_lines
 from dumplog_gen import dump_text, make_batches
 from kafkadiag.readers import dumplog, dumplog_legacy
 
@@ -48,19 +48,7 @@ def test_odd_lines_between_records_go_to_the_line_parser(eol: bytes, legacy_call
     parts: list[bytes] = []
     for p in range(3):
         text = dump_text("2.1", make_batches(300, seed=30 + p), path=f"/d/orders-{p}/00000000000000000000.log", deep=True, eol=eol)
-        out: list[bytes] = []
-        for line in text.split(eol):
-            out.append(line)
-            roll = rnd.random()
-            if roll < 0.01:
-                out.append(b"")
-            elif roll < 0.02:
-                out.append(b"some prose that is not a dump line")
-            elif roll < 0.025:
-                out.append(b"offset: 17 position: 4096")  # an index entry
-            elif roll < 0.03:
-                out.append(b"\x00\x01\x02binary junk")
-        parts.append(eol.join(out))
+        parts.append(with_odd_lines(text, eol, rnd, b"offset: 17 position: 4096"))  # an index entry
     text = b"".join(parts)
     used = 0
     for block_size in (2048, 8192, 65536):

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.report.hostile import case_with_hostile_line
+
 ROOT = Path(__file__).resolve().parents[2]
 CASES = [str(ROOT / "fixtures" / "cases" / "seed-two-instances" / "input"),
          str(ROOT / "fixtures" / "cases" / "mixed-2.4.1" / "input")]
@@ -117,15 +119,7 @@ def test_the_page_is_self_contained(bundled) -> None:
 
 def test_hostile_input_is_text(tmp_path: Path) -> None:
     """A log line carrying markup, and a transactional.id that is markup, stay text in the page and the SVG."""
-    import shutil
-
-    for f in (ROOT / "fixtures" / "cases" / "timeout-2.4" / "input").iterdir():
-        shutil.copy(f, tmp_path / f.name)
-    (tmp_path / "app.log").write_text(
-        "2019-12-22 12:34:40,100 ERROR [kafka-producer-network-thread | producer-ledger] o.a.k.c.p.i.TransactionManager - "
-        "[Producer clientId=producer-ledger, transactionalId=ledger-writer] Transiting to fatal error state due to "
-        "org.apache.kafka.common.errors.ProducerFencedException: <script>alert('x')</script> $\\frac{a}{b}$ "
-        "<img src=https://example.invalid/x.png>\n")
+    case_with_hostile_line(tmp_path, "<script>alert('x')</script> $\\frac{a}{b}$ <img src=https://example.invalid/x.png>")
     out = tmp_path / "report.html"
     proc = run_cli("analyze", "--fail-on", "never", "--format", "html", "-o", str(out), str(tmp_path))
     assert proc.returncode == 0, proc.stderr

@@ -335,6 +335,8 @@ CONFIGS = _register(
             "recommended_flink_timeout_ms": "checkpoint interval + checkpoint timeout, capped at the broker maximum",
             "txn_state_replication_factor": "broker transaction.state.log.replication.factor; -1",
             "txn_state_min_isr": "broker transaction.state.log.min.isr; -1",
+            "recommended_txn_min_isr": "transaction.state.log.min.isr that fits the broker count (1 for one or two brokers, else 2)",
+            "broker_count": "brokers of the cluster the file shows (compose broker services, Strimzi replicas); -1 unknown",
             "unclean_leader_election": "unclean.leader.election.enable of a broker or topic",
             "broker_given": "a broker config is part of the deployment",
             "broker_max_timeout_ms": "transaction.max.timeout.ms (lowest of the broker files, default 900000)",

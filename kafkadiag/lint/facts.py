@@ -284,9 +284,14 @@ def _broker_values(row: Row, code: int) -> tuple[dict[str, object], dict[str, li
     if row.role == "topic":
         return values, src
     rf, isr = get("transaction.state.log.replication.factor"), get("transaction.state.log.min.isr")
-    values["txn_state_replication_factor"] = _int(rf, base["transaction.state.log.replication.factor"])
-    values["txn_state_min_isr"] = _int(isr, base["transaction.state.log.min.isr"])
+    # An image that ships its own server.properties (Bitnami, wurstmeister) sets unset keys itself: unknown here.
+    builtin = row.cfg.image_defaults
+    values["txn_state_replication_factor"] = _int(rf, base["transaction.state.log.replication.factor"] if builtin else None)
+    values["txn_state_min_isr"] = _int(isr, base["transaction.state.log.min.isr"] if builtin else None)
+    values["broker_count"] = row.cfg.broker_count if row.cfg.broker_count else None
+    values["recommended_txn_min_isr"] = min(2, max(1, (row.cfg.broker_count or 3) - 1)) if row.cfg.broker_count else 2
     src["txn_state_replication_factor"], src["txn_state_min_isr"] = _some(rf), _some(isr)
+    src["broker_count"] = []
     for column, key in _BROKER_COLUMNS.items():
         e = get(key)
         default = base[key]

@@ -1,0 +1,131 @@
+"""Kubernetes resources that carry Kafka configs: Strimzi ``Kafka`` (``spec.kafka.config``, with
+the broker count from ``spec.kafka.replicas`` or the broker ``KafkaNodePool`` replicas of the
+same file), ``KafkaConnect`` / ``KafkaMirrorMaker2`` worker configs, and a ``ConfigMap`` whose
+data holds a ``.properties`` payload.
+"""
+
+from __future__ import annotations
+
+from ..model import ConfigFile, Entry, line_offsets
+from ..properties import parse_properties
+from .base import derive, renamed
+
+_STRIMZI = "kafka.strimzi.io/"
+
+
+def read_kube(cfg: ConfigFile) -> list[ConfigFile] | None:
+    """Configs of the Kubernetes resources in a YAML file, or None when it holds none we read."""
+    if cfg.fmt != "yaml":
+        return None
+    docs: dict[int, dict[str, Entry]] = {}
+    for e in cfg.entries:
+        docs.setdefault(e.doc, {})[e.key] = e
+    kinds = {doc: (d.get("kind").value if d.get("kind") else "", d.get("apiVersion").value if d.get("apiVersion") else "")
+             for doc, d in docs.items()}
+    if not any(kind and api for kind, api in kinds.values()):
+        return None
+    out: list[ConfigFile] = []
+    recognised = False
+    for doc, (kind, api) in kinds.items():
+        entries = [e for e in cfg.entries if e.doc == doc]
+        if api.startswith(_STRIMZI) and kind == "Kafka":
+            recognised = True
+            out.append(_strimzi_kafka(cfg, doc, docs, kinds))
+        elif api.startswith(_STRIMZI) and kind in ("KafkaConnect", "KafkaMirrorMaker2", "KafkaNodePool", "KafkaTopic",
+                                                    "KafkaUser", "KafkaConnector", "KafkaBridge", "KafkaRebalance"):
+            recognised = True
+            if kind == "KafkaConnect":
+                out.extend(_connect_clients(cfg, doc, entries, "spec.config.", f"Strimzi KafkaConnect {_name(docs[doc])}"))
+        elif kind == "ConfigMap":
+            found = _configmap(cfg, doc, entries)
+            recognised = recognised or bool(found)
+            out.extend(found)
+    return out if recognised else None
+
+
+def _name(doc: dict[str, Entry]) -> str:
+    e = doc.get("metadata.name")
+    return e.value if e else "?"
+
+
+def _strimzi_kafka(cfg: ConfigFile, doc: int, docs: dict[int, dict[str, Entry]], kinds: dict) -> ConfigFile:
+    d = docs[doc]
+    name = _name(d)
+    prefix = "spec.kafka.config."
+    entries = [renamed(e, e.key[len(prefix):]) for e in cfg.entries if e.doc == doc and e.key.startswith(prefix)]
+    count = _int(d.get("spec.kafka.replicas"))
+    if count is None:
+        pools = [docs[o] for o, (k, a) in kinds.items() if k == "KafkaNodePool" and a.startswith(_STRIMZI)
+                 and (docs[o].get("metadata.labels.strimzi.io/cluster") or Entry("", "", 0, 0)).value == name]
+        brokers = [p for p in pools if "broker" in ((p.get("spec.roles") or Entry("", "", 0, 0)).value.split(","))]
+        counts = [_int(p.get("spec.replicas")) for p in brokers]
+        count = sum(c for c in counts if c) if brokers and all(c is not None for c in counts) else None
+    has_config = cfg.structure is not None and (doc, "spec.kafka.config") in getattr(cfg.structure, "mappings", {})
+
+    def write(side: str, key: str) -> str | None:
+        return f"{prefix}{key}" if side == "broker" and has_config else None
+
+    return derive(cfg, "broker", entries, f"Strimzi Kafka {name}", writer=write, doc=doc, broker_count=count)
+
+
+def _int(entry: Entry | None) -> int | None:
+    if entry is None:
+        return None
+    try:
+        return int(entry.value.strip())
+    except ValueError:
+        return None
+
+
+def _connect_clients(cfg: ConfigFile, doc: int, entries: list[Entry], prefix: str, source: str) -> list[ConfigFile]:
+    """A Connect worker's ``producer.`` / ``consumer.`` overrides as the clients its tasks run."""
+    out: list[ConfigFile] = []
+    for role in ("producer", "consumer"):
+        head = f"{prefix}{role}."
+        own = [renamed(e, e.key[len(head):]) for e in entries if e.key.startswith(head)]
+        if own:
+            unit = derive(cfg, "java", own, f"{source} {role}", doc=doc,
+                          writer=lambda side, key, h=head: f"{h}{key}")
+            unit.role_hint = role
+            out.append(unit)
+    return out
+
+
+def _configmap(cfg: ConfigFile, doc: int, entries: list[Entry]) -> list[ConfigFile]:
+    """``data: {server.properties: |...}``: the payload parsed as properties, placed in the file."""
+    from ..detect import detect_dialect
+
+    out: list[ConfigFile] = []
+    offsets = line_offsets(cfg.text)
+    lines = cfg.lines
+    for e in entries:
+        if not e.key.startswith("data.") or "\n" not in e.value or e.span is None:
+            continue
+        if cfg.text[e.span[0]:e.span[0] + 1] != "|":
+            continue  # only literal blocks keep the payload's lines as written
+        first = e.line  # the payload starts on the line after the key
+        body = [ln for ln in lines[first:first + e.value.count("\n") + 1] if ln.strip()]
+        if not body:
+            continue
+        indent = len(body[0]) - len(body[0].lstrip(" "))
+        payload = parse_properties(e.value)
+        placed: list[Entry] = []
+        payload_offsets = line_offsets(e.value)
+        for p in payload:
+            line = first + p.line
+            if p.span is None or line - 1 >= len(offsets):
+                continue
+            start_line = e.value.count("\n", 0, p.span[0])
+            end_line = e.value.count("\n", 0, p.span[1])
+            if start_line != end_line:
+                span = None
+            else:
+                base = offsets[first + start_line] + indent - payload_offsets[start_line]
+                span = (p.span[0] + base, p.span[1] + base)
+            placed.append(Entry(p.key, p.value, line, p.column + indent, first + p.end_line, span, doc=doc))
+        probe = ConfigFile(path=cfg.path, text=cfg.text, fmt="properties", entries=placed)
+        dialect = detect_dialect(probe)
+        if dialect and dialect not in ("spring", "flink"):
+            out.append(derive(cfg, dialect, placed, f"ConfigMap {e.key[len('data.'):]}", doc=doc,
+                              writer=lambda side, key: None))
+    return out

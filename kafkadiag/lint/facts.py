@@ -20,6 +20,7 @@ import pandas as pd
 from ..facts.registry import CONFIGS
 from . import defaults
 from .idshape import id_shape
+from .keycheck import suggestion
 from .model import ConfigFile, Entry
 from .rows import Row
 from .secrets import is_plaintext_secret
@@ -27,7 +28,7 @@ from .secrets import is_plaintext_secret
 TEXT_COLUMNS = {
     "file", "dialect", "role", "section", "kafka_version", "transactional_id", "topic", "transactional_id_shape",
     "idempotence_config", "acks", "isolation_level", "processing_guarantee", "delivery_guarantee",
-    "deployment_txn", "plaintext_secret_keys",
+    "deployment_txn", "plaintext_secret_keys", "unknown_key_list", "ignored_key_list",
 }
 BOOL_COLUMNS = {
     "transactional", "idempotence_requested", "enable_idempotence", "max_in_flight_set", "delivery_timeout_set",
@@ -153,6 +154,41 @@ def _word(entry: Entry | None, default: str = "") -> str:
 # --- one row ---------------------------------------------------------------------------------
 
 def _row_values(row: Row, code: int) -> tuple[dict[str, object], dict[str, list[Entry]]]:
+    values, src = _row_own_values(row, code)
+    _key_problems(row, values, src)
+    return values, src
+
+
+def _key_problems(row: Row, values: dict[str, object], src: dict[str, list[Entry]]) -> None:
+    """Misspelt keys (with the real key meant) and settings the framework or client never uses."""
+    unknown: list[tuple[Entry, str]] = []
+    if row.dialect not in ("librdkafka", "flink") and row.cfg.fmt != "describe":
+        seen: set[int] = set()
+        for view in row.views.values():
+            for key, entry in view.items():
+                if id(entry) in seen:
+                    continue
+                seen.add(id(entry))
+                meant = suggestion(key)
+                if meant:
+                    unknown.append((entry, meant))
+    unknown.sort(key=lambda p: (p[0].line, p[0].column))
+    values["unknown_keys"] = len(unknown)
+    values["unknown_key_list"] = ", ".join(f"{e.key} (did you mean {m}?)" for e, m in unknown)
+    src["unknown_keys"] = src["unknown_key_list"] = [e for e, _ in unknown]
+    ignored = list(row.ignored)
+    if values.get("eos"):
+        tid = row.entry("producer", "transactional.id")
+        if tid is not None:
+            ignored.append((tid, "nothing: Kafka Streams sets transactional.id itself under exactly-once"))
+    ignored.sort(key=lambda p: (p[0].line, p[0].column))
+    values["ignored_keys"] = len(ignored)
+    values["ignored_key_list"] = ", ".join(f"{e.key} (belongs in {where})" if not where.startswith("nothing")
+                                           else f"{e.key} ({where[len('nothing: '):]})" for e, where in ignored)
+    src["ignored_keys"] = src["ignored_key_list"] = [e for e, _ in ignored]
+
+
+def _row_own_values(row: Row, code: int) -> tuple[dict[str, object], dict[str, list[Entry]]]:
     if row.role in ("broker", "topic"):
         return _broker_values(row, code)
     values: dict[str, object] = {}
@@ -218,6 +254,13 @@ def _producer_values(row: Row, code: int, values: dict[str, object], src: dict[s
             enabled = True
         else:
             enabled = bool(base["enable.idempotence"])
+    if requested:
+        # The client fills in what idempotence needs when the user left it unset (Java before 3.0:
+        # acks=all and unbounded retries; librdkafka likewise): an unset acks is not "acks=1".
+        if acks_e is None:
+            acks = "all"
+        if retries_e is None:
+            retries = defaults.INT_MAX
     mif = _int(mif_e, base["max.in.flight.requests.per.connection"])
     if rdk and enabled and mif_e is None:
         mif = min(int(mif or 5), 5)

@@ -56,6 +56,7 @@ class ConfigFile:
     broker_count: int | None = None  # brokers the file shows for the cluster it configures (compose services, replicas)
     origin: list[Entry] | None = None  # every entry of the whole file, for a derived config (secrets stay masked)
     profile: str | None = None  # framework profile(s) the run resolves (None: the default profile)
+    ignored: list[tuple[Entry, str]] = field(default_factory=list)  # settings the framework never passes on, and why
     role_hint: str = ""  # the one client role a derived config configures ('' = judge from its keys)
     image_defaults: bool = True  # unset broker keys take Kafka's built-in defaults (False: the image ships its own)
 

@@ -21,6 +21,7 @@ from .keys import (
     librdkafka_key,
     spring_key,
     spring_property,
+    spring_unbound,
     streams_client_key,
 )
 from .model import ConfigFile, Entry
@@ -38,6 +39,7 @@ class Row:
     prefix: str = ""  # JSON/YAML section prefix of the row's keys
     topic: str = ""
     doc: int = 0  # YAML document keys are added to
+    ignored: list[tuple[Entry, str]] = field(default_factory=list)  # (setting, where it should go) the client never sees
 
     def view(self, side: str) -> View:
         if side in self.views:
@@ -98,6 +100,7 @@ def build_rows(cfg: ConfigFile) -> list[Row]:
         for row in rows:
             row.section = f"{cfg.source}" + (f" ({row.section})" if row.section else "")
             row.doc = cfg.unit_doc
+            row.ignored = list(cfg.ignored)
     return rows
 
 
@@ -178,10 +181,15 @@ def _spring(cfg: ConfigFile) -> list[Row]:
 
     active = active_entries(cfg, cfg.profile, quarkus=False)
     scoped: dict[str, View] = {s: {} for s in ("common", "producer", "consumer", "streams", "template")}
+    ignored: dict[str, list[tuple[Entry, str]]] = {s: [] for s in ("producer", "consumer", "streams")}
     for e in active:
         mapped = spring_key(e.key)
         if mapped:
             scoped[mapped[0]][mapped[1]] = e
+            continue
+        unbound = spring_unbound(e.key)
+        if unbound and unbound[0] in ignored:
+            ignored[unbound[0]].append((e, spring_property(unbound[0], unbound[1])))
     label = f"profile {cfg.profile}" if cfg.profile else ""
     last_doc = max((e.doc for e in active), default=0)
     rows: list[Row] = []
@@ -196,7 +204,8 @@ def _spring(cfg: ConfigFile) -> list[Row]:
         views = {role: view, "client": view}
         if role == "streams":
             views["producer"] = view
-        rows.append(Row(cfg, role, "spring", section, views, doc=max((e.doc for e in own.values()), default=last_doc)))
+        rows.append(Row(cfg, role, "spring", section, views, doc=max((e.doc for e in own.values()), default=last_doc),
+                        ignored=ignored[role]))
     if not rows and scoped["common"]:
         rows.append(Row(cfg, "client", "spring", f"spring.kafka ({label})" if label else "spring.kafka",
                         {"client": scoped["common"]}, doc=last_doc))

@@ -41,6 +41,7 @@ class Client:
     label: str
     entries: list[Entry] = field(default_factory=list)
     prefix: str = ""  # key prefix to add a missing Kafka key under ('' : cannot add)
+    ignored: list[tuple[Entry, str]] = field(default_factory=list)  # settings the framework drops, with where they belong
 
 
 def _profile_of(key: str) -> tuple[str, str]:
@@ -180,7 +181,11 @@ def read_spring_cloud_stream(cfg: ConfigFile, profile: str | None = None) -> lis
         clients[("consumer", "")] = Client("consumer", "Spring Cloud Stream binder consumer", common + consumer, "")
     for (role, name), own in bindings.items():
         if role == "producer" and txn:
-            continue  # with binder transactions the binding's producer settings are not used
+            # With binder transactions one producer factory serves every binding: the binding's own
+            # producer settings are never used (Spring Cloud Stream's "Transactional Binder").
+            clients[("producer", "")].ignored.extend(
+                (e, f"spring.cloud.stream.kafka.binder.transaction.producer.configuration.{e.key}") for e in own)
+            continue
         clients[(role, name)] = Client(role, f"Spring Cloud Stream binding {name}", common + (producer if role == "producer" else consumer) + own, "")
     if streams:
         clients[("streams", "")] = Client("streams", "Spring Cloud Stream Kafka Streams binder", streams, "")
@@ -225,6 +230,7 @@ def _units(cfg: ConfigFile, clients: dict[tuple[str, str], Client]) -> list[Conf
         dialect = "streams" if role == "streams" else "java"
         writer = (lambda side, key, p=c.prefix: f"{p}{key}") if c.prefix else (lambda side, key: None)
         unit = derive(cfg, dialect, c.entries, c.label, writer=writer, doc=c.entries[-1].doc)
+        unit.ignored = list(c.ignored)
         if role != "streams":
             unit.role_hint = role
         out.append(unit)

@@ -238,6 +238,8 @@ def _producer_values(row: Row, code: int, values: dict[str, object], src: dict[s
         tid, tid_entry, transactional = (app.value.strip() if app else ""), app, eos
     else:
         transactional = bool(tid)
+        if not transactional and row.cfg.txn_hint is not None:
+            transactional, tid_entry = True, row.cfg.txn_hint  # Connect assigns the transactional.id itself
     values["transactional"] = transactional
     values["transactional_id"] = tid
     values["transactional_id_shape"] = id_shape(tid) if transactional and not streams else ""

@@ -208,3 +208,49 @@ def test_templates_and_workflows_are_skipped_quietly(lint, write):
     named = lint(["templates/kafka.yaml", "connect.properties", ".github/workflows/ci.yml", "--format", "json",
                   "--isolated"], cwd=folder)
     assert named.code == 0 and not named.json()["findings"], named.err
+
+
+def test_bitnami_helm_values_broker_count_and_override_map(lint, write):
+    values = ("image:\n  repository: bitnami/kafka\nkraft:\n  enabled: true\ncontroller:\n  replicaCount: 1\n"
+              "broker:\n  replicaCount: 0\noverrideConfiguration:\n  transaction.state.log.replication.factor: 3\n")
+    folder = write({"values.yaml": values})
+    run = lint(["values.yaml", "--format", "json", "--isolated"], cwd=folder)
+    (finding,) = [f for f in run.json()["findings"] if f["rule"] == "BRK007"]
+    assert finding["location"]["line"] == 10
+    lint(["values.yaml", "--fix", "--isolated"], cwd=folder)
+    text = (folder / "values.yaml").read_text()
+    assert "  transaction.state.log.replication.factor: 1\n" in text and "  transaction.state.log.min.isr: 1\n" in text
+
+
+def test_bitnami_helm_values_properties_block(lint, write):
+    values = ("replicaCount: 3\nconfig: |\n  transaction.state.log.replication.factor=3\n"
+              "  transaction.state.log.min.isr=4\n")
+    folder = write({"values.yaml": values})
+    run = lint(["values.yaml", "--format", "json", "--isolated"], cwd=folder)
+    assert [f["location"]["line"] for f in run.json()["findings"] if f["rule"] == "BRK003"] == [4]
+
+
+def test_confluent_helm_values(lint, write):
+    values = 'cp-kafka:\n  brokers: 1\n  configurationOverrides:\n    "offsets.topic.replication.factor": "1"\n'
+    folder = write({"values.yaml": values})
+    assert "BRK007" in lint(["values.yaml", "--format", "json", "--isolated"], cwd=folder).rules()
+
+
+def test_connect_worker_exactly_once_source_producers_are_transactional(lint, write):
+    worker = ("bootstrap.servers=kafka:9092\ngroup.id=connect-cluster\nkey.converter=org.apache.kafka.connect.json.JsonConverter\n"
+              "offset.storage.topic=connect-offsets\nexactly.once.source.support=enabled\nproducer.acks=1\n")
+    folder = write({"connect-distributed.properties": worker})
+    run = lint(["connect-distributed.properties", "--format", "json", "--isolated"], cwd=folder)
+    assert {f["rule"]: f["location"]["line"] for f in run.json()["findings"]} == {"PRD002": 6}
+    plain = write({"connect-distributed.properties": worker.replace("enabled", "disabled")})
+    assert not lint(["connect-distributed.properties", "--format", "json", "--isolated"], cwd=plain).rules()
+
+
+def test_compose_connect_worker_variables(lint, write):
+    compose = ("services:\n  connect:\n    image: confluentinc/cp-kafka-connect:7.6.0\n    environment:\n"
+               "      CONNECT_BOOTSTRAP_SERVERS: kafka:9092\n      CONNECT_CONFIG_STORAGE_TOPIC: configs\n"
+               "      CONNECT_OFFSET_STORAGE_TOPIC: offsets\n      CONNECT_EXACTLY_ONCE_SOURCE_SUPPORT: enabled\n"
+               "      CONNECT_PRODUCER_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION: 10\n")
+    folder = write({"docker-compose.yml": compose})
+    run = lint(["docker-compose.yml", "--format", "json", "--isolated"], cwd=folder)
+    assert {f["rule"]: f["location"]["line"] for f in run.json()["findings"]} == {"PRD004": 9}

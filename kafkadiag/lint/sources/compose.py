@@ -15,6 +15,7 @@ import re
 from ..keys import BROKER_KEYS
 from ..model import ConfigFile, Entry
 from .base import derive, renamed, with_value
+from .connect import WORKER_KEYS, worker_clients
 from .envnames import env_name, kafka_key
 
 #: Images that start from Kafka's built-in defaults when configured through the environment.
@@ -46,6 +47,7 @@ def read_compose(cfg: ConfigFile) -> list[ConfigFile] | None:
     if not services:
         return None
     brokers = {name: svc for name, svc in services.items() if _is_broker(svc)}
+    workers = {name: svc for name, svc in services.items() if name not in brokers and _connect_entries(svc)}
     count = sum(1 for svc in brokers.values() if not _controller_only(svc))
     out: list[ConfigFile] = []
     for name, svc in brokers.items():
@@ -55,7 +57,24 @@ def read_compose(cfg: ConfigFile) -> list[ConfigFile] | None:
         builtin = bool(_BUILTIN_DEFAULT_IMAGES.search(svc["image"]))
         out.append(derive(cfg, "broker", entries, f"compose service {name}", writer=writer, doc=svc["doc"],
                           broker_count=count or None, image_defaults=builtin))
+    for name, svc in workers.items():
+        out.extend(worker_clients(cfg, _connect_entries(svc), "", f"compose service {name} (Connect)", doc=svc["doc"],
+                                  writable=False))
     return out
+
+
+def _connect_entries(svc: dict) -> list[Entry]:
+    """A Connect worker service's ``CONNECT_*`` variables as worker keys."""
+    out: list[Entry] = []
+    for name, entry, value in svc["env"]:
+        mapped = kafka_key(name, "CONNECT_")
+        if not mapped:
+            continue
+        if value is None and svc["form"] == "map":
+            out.append(renamed(entry, mapped[0]))
+        elif value is not None:
+            out.append(with_value(entry, mapped[0], value.strip(), _value_span(entry, name), ""))
+    return out if len(WORKER_KEYS & {e.key for e in out}) >= 2 else []
 
 
 def _is_broker(svc: dict) -> bool:

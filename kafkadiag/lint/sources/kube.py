@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..model import ConfigFile, Entry, line_offsets
 from ..properties import parse_properties
 from .base import derive, renamed
+from .connect import worker_clients
 
 _STRIMZI = "kafka.strimzi.io/"
 
@@ -35,7 +36,7 @@ def read_kube(cfg: ConfigFile) -> list[ConfigFile] | None:
                                                     "KafkaUser", "KafkaConnector", "KafkaBridge", "KafkaRebalance"):
             recognised = True
             if kind == "KafkaConnect":
-                out.extend(_connect_clients(cfg, doc, entries, "spec.config.", f"Strimzi KafkaConnect {_name(docs[doc])}"))
+                out.extend(worker_clients(cfg, entries, "spec.config.", f"Strimzi KafkaConnect {_name(docs[doc])}", doc=doc))
         elif kind == "ConfigMap":
             found = _configmap(cfg, doc, entries)
             recognised = recognised or bool(found)
@@ -77,55 +78,48 @@ def _int(entry: Entry | None) -> int | None:
         return None
 
 
-def _connect_clients(cfg: ConfigFile, doc: int, entries: list[Entry], prefix: str, source: str) -> list[ConfigFile]:
-    """A Connect worker's ``producer.`` / ``consumer.`` overrides as the clients its tasks run."""
-    out: list[ConfigFile] = []
-    for role in ("producer", "consumer"):
-        head = f"{prefix}{role}."
-        own = [renamed(e, e.key[len(head):]) for e in entries if e.key.startswith(head)]
-        if own:
-            unit = derive(cfg, "java", own, f"{source} {role}", doc=doc,
-                          writer=lambda side, key, h=head: f"{h}{key}")
-            unit.role_hint = role
-            out.append(unit)
-    return out
-
-
 def _configmap(cfg: ConfigFile, doc: int, entries: list[Entry]) -> list[ConfigFile]:
     """``data: {server.properties: |...}``: the payload parsed as properties, placed in the file."""
     from ..detect import detect_dialect
 
     out: list[ConfigFile] = []
-    offsets = line_offsets(cfg.text)
-    lines = cfg.lines
     for e in entries:
-        if not e.key.startswith("data.") or "\n" not in e.value or e.span is None:
+        if not e.key.startswith("data."):
             continue
-        if cfg.text[e.span[0]:e.span[0] + 1] != "|":
-            continue  # only literal blocks keep the payload's lines as written
-        first = e.line  # the payload starts on the line after the key
-        body = [ln for ln in lines[first:first + e.value.count("\n") + 1] if ln.strip()]
-        if not body:
+        placed = properties_block(cfg, e)
+        if not placed:
             continue
-        indent = len(body[0]) - len(body[0].lstrip(" "))
-        payload = parse_properties(e.value)
-        placed: list[Entry] = []
-        payload_offsets = line_offsets(e.value)
-        for p in payload:
-            line = first + p.line
-            if p.span is None or line - 1 >= len(offsets):
-                continue
-            start_line = e.value.count("\n", 0, p.span[0])
-            end_line = e.value.count("\n", 0, p.span[1])
-            if start_line != end_line:
-                span = None
-            else:
-                base = offsets[first + start_line] + indent - payload_offsets[start_line]
-                span = (p.span[0] + base, p.span[1] + base)
-            placed.append(Entry(p.key, p.value, line, p.column + indent, first + p.end_line, span, doc=doc))
         probe = ConfigFile(path=cfg.path, text=cfg.text, fmt="properties", entries=placed)
         dialect = detect_dialect(probe)
         if dialect and dialect not in ("spring", "flink"):
             out.append(derive(cfg, dialect, placed, f"ConfigMap {e.key[len('data.'):]}", doc=doc,
                               writer=lambda side, key: None))
     return out
+
+
+def properties_block(cfg: ConfigFile, e: Entry) -> list[Entry]:
+    """The settings of a ``.properties`` payload held in a YAML literal block (``key: |``), each
+    placed at its own line of the file so findings and fixes land there; [] for any other value."""
+    if "\n" not in e.value or e.span is None or cfg.text[e.span[0]:e.span[0] + 1] != "|":
+        return []  # only literal blocks keep the payload's lines as written
+    offsets = line_offsets(cfg.text)
+    lines = cfg.lines
+    first = e.line  # the payload starts on the line after the key
+    body = [ln for ln in lines[first:first + e.value.count("\n") + 1] if ln.strip()]
+    if not body:
+        return []
+    indent = len(body[0]) - len(body[0].lstrip(" "))
+    payload_offsets = line_offsets(e.value)
+    placed: list[Entry] = []
+    for p in parse_properties(e.value):
+        line = first + p.line
+        if line - 1 >= len(offsets):
+            continue
+        span = None
+        if p.span is not None:
+            start_line = e.value.count("\n", 0, p.span[0])
+            if start_line == e.value.count("\n", 0, p.span[1]):
+                base = offsets[first + start_line] + indent - payload_offsets[start_line]
+                span = (p.span[0] + base, p.span[1] + base)
+        placed.append(Entry(p.key, p.value, line, p.column + indent, first + p.end_line, span, doc=e.doc))
+    return placed

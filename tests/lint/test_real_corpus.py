@@ -35,12 +35,25 @@ def test_case_is_complete(folder):
     assert all((folder / name).is_file() for name in meta["files"])
 
 
+def test_files_that_do_not_parse_are_one_line_input_errors(lint):
+    """A case labelled ``error: true`` holds a file as committed that is not valid in its format."""
+    broken = [f for f in CASES if _case(f).get("error")]
+    assert broken
+    for folder in broken:
+        meta = _case(folder)
+        run = lint([*meta["files"], "--isolated", "--format", "json"], cwd=folder)
+        assert run.code == 2, run.out
+        assert meta["files"][0] in run.err and len(run.err.strip().splitlines()) == 1, run.err
+
+
 def test_recall_and_precision(lint, capsys):
     assert CASES, "no real cases"
     tp = fp = fn = 0
     misses: list[str] = []
     for folder in CASES:
         meta = _case(folder)
+        if meta.get("error"):
+            continue
         expected, also_ok = set(meta["expected"]), set(meta["also_ok"])
         got = _reported(lint, folder, meta)
         tp += len(expected & got)

@@ -52,7 +52,7 @@ class ConfigFile:
     structure: object = None  # format-specific data the fixer needs (YAML node trees)
     source: str = ""  # where in the file a derived config comes from ("compose service kafka1", "Strimzi Kafka my-cluster")
     unit_doc: int = 0  # YAML document a derived config's missing keys are added to
-    writer: Callable[[str, str], str | None] | None = None  # (side, Kafka key) → key to add in the file's own spelling
+    writer: Callable[[str, str], str | None] | None = None  # (side, Kafka key) → key to add in the file's own spelling (sources.base.KeyWriter)
     broker_count: int | None = None  # brokers the file shows for the cluster it configures (compose services, replicas)
     origin: list[Entry] | None = None  # every entry of the whole file, for a derived config (secrets stay masked)
     profile: str | None = None  # framework profile(s) the run resolves (None: the default profile)

@@ -254,3 +254,22 @@ def test_compose_connect_worker_variables(lint, write):
     folder = write({"docker-compose.yml": compose})
     run = lint(["docker-compose.yml", "--format", "json", "--isolated"], cwd=folder)
     assert {f["rule"]: f["location"]["line"] for f in run.json()["findings"]} == {"PRD004": 9}
+
+
+def test_derived_configs_survive_pickling(tmp_path):
+    """The Spark runner ships parsed configuration inputs between processes with pickle."""
+    import pickle
+
+    from kafkadiag.readers.configs import parse_config
+
+    texts = {
+        "docker-compose.yml": "services:\n  kafka:\n    image: apache/kafka:3.9.0\n    environment:\n      KAFKA_NODE_ID: 1\n",
+        "kafka.yaml": STRIMZI.format(cluster="my-cluster"),
+        "application.properties": "mp.messaging.outgoing.o.transactional.id=t\nkafka-streams.processing.guarantee=exactly_once_v2\n",
+        "values.yaml": "cp-kafka:\n  brokers: 1\n  configurationOverrides:\n    \"a.b\": \"1\"\n",
+    }
+    for name, text in texts.items():
+        units, _ = parse_config(text, name)
+        again = pickle.loads(pickle.dumps(units))
+        assert [u.entries[0].key for u in again] == [u.entries[0].key for u in units], name
+        assert [u.writer("broker", "x.y") for u in again] == [u.writer("broker", "x.y") for u in units]

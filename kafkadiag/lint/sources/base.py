@@ -11,14 +11,35 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Callable
+from dataclasses import dataclass
 
 from ..model import ConfigFile, Entry
 from ..secrets import is_sensitive
+from .envnames import env_name
+
+
+@dataclass(frozen=True)
+class KeyWriter:
+    """How a source spells a Kafka key it lacks, so ``--fix`` can add it in place: ``prefix`` + the
+    key (as an image's environment variable when ``env_family`` is set), only for ``sides`` when
+    given; ``prefix=None`` when the format leaves no place to add one. A plain value, not a
+    closure: derived configs travel between processes (the Spark runner pickles them)."""
+
+    prefix: str | None
+    sides: tuple[str, ...] = ()
+    env_family: str = ""
+
+    def __call__(self, side: str, key: str) -> str | None:
+        if self.prefix is None or (self.sides and side not in self.sides):
+            return None
+        return self.prefix + (env_name(key, self.env_family) if self.env_family else key)
+
+
+CANNOT_ADD = KeyWriter(None)
 
 
 def derive(cfg: ConfigFile, dialect: str, entries: list[Entry], source: str, *,
-           writer: Callable[[str, str], str | None] | None = None, doc: int = 0,
+           writer: KeyWriter = CANNOT_ADD, doc: int = 0,
            broker_count: int | None = None, image_defaults: bool = True) -> ConfigFile:
     """A config read from part of ``cfg`` (same path and text), with entries under Kafka's names."""
     for e in entries:

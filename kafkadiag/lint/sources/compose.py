@@ -14,9 +14,9 @@ import re
 
 from ..keys import BROKER_KEYS
 from ..model import ConfigFile, Entry
-from .base import derive, renamed, with_value
+from .base import CANNOT_ADD, KeyWriter, derive, renamed, with_value
 from .connect import WORKER_KEYS, worker_clients
-from .envnames import env_name, kafka_key
+from .envnames import kafka_key
 
 #: Images that start from Kafka's built-in defaults when configured through the environment.
 _BUILTIN_DEFAULT_IMAGES = re.compile(r"(^|/)(apache/kafka(-native)?|confluentinc/cp-(kafka|server))(:|@|$)")
@@ -53,7 +53,7 @@ def read_compose(cfg: ConfigFile) -> list[ConfigFile] | None:
     for name, svc in brokers.items():
         entries = _entries(svc)
         family = "bitnami" if any(n.startswith("KAFKA_CFG_") for n, _, _ in svc["env"]) else "confluent"
-        writer = _writer(name, family) if svc["form"] == "map" else None
+        writer = KeyWriter(f"services.{name}.environment.", ("broker",), family) if svc["form"] == "map" else CANNOT_ADD
         builtin = bool(_BUILTIN_DEFAULT_IMAGES.search(svc["image"]))
         out.append(derive(cfg, "broker", entries, f"compose service {name}", writer=writer, doc=svc["doc"],
                           broker_count=count or None, image_defaults=builtin))
@@ -118,12 +118,6 @@ def _value_span(item: Entry, name: str) -> tuple[int, int] | None:
     return (start, end) if start <= end else None
 
 
-def _writer(service: str, family: str):  # type: ignore[no-untyped-def]
-    def write(side: str, key: str) -> str | None:
-        return f"services.{service}.environment.{env_name(key, family)}" if side == "broker" else None
-    return write
-
-
 def read_env_file(cfg: ConfigFile) -> list[ConfigFile] | None:
     """A ``.env`` / ``--env-file`` of ``KAFKA_*`` variables: one broker config (cluster size unknown)."""
     if cfg.fmt != "properties" or not cfg.entries:
@@ -144,7 +138,5 @@ def read_env_file(cfg: ConfigFile) -> list[ConfigFile] | None:
     if not {e.key for e in entries} & (BROKER_KEYS | {"process.roles", "node.id", "broker.id"}):
         return None
 
-    def write(side: str, key: str) -> str | None:
-        return env_name(key, family) if side == "broker" else None
-
-    return [derive(cfg, "broker", entries, "environment file", writer=write, image_defaults=False)]
+    return [derive(cfg, "broker", entries, "environment file", writer=KeyWriter("", ("broker",), family),
+                   image_defaults=False)]

@@ -10,7 +10,7 @@ transactional ones.
 from __future__ import annotations
 
 from ..model import ConfigFile, Entry
-from .base import derive, renamed
+from .base import CANNOT_ADD, KeyWriter, derive, renamed
 
 WORKER_KEYS = {
     "offset.storage.topic", "config.storage.topic", "status.storage.topic", "key.converter", "value.converter",
@@ -40,7 +40,7 @@ def worker_clients(cfg: ConfigFile, entries: list[Entry], prefix: str, source: s
         if not clients and not (role == "producer" and transactional):
             continue
         unit = derive(cfg, "java", common + clients, f"{source} {role}s", doc=doc,
-                      writer=(lambda side, key, h=prefix + head: f"{h}{key}") if writable else (lambda side, key: None))
+                      writer=KeyWriter(prefix + head) if writable else CANNOT_ADD)
         unit.role_hint = role
         if role == "producer" and transactional:
             unit.txn_hint = eos

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from ..keys import kafka_keys, spring_key, spring_relaxed
 from ..model import ConfigFile, Entry
-from .base import derive, renamed, resolved
+from .base import CANNOT_ADD, KeyWriter, derive, renamed, resolved
 
 _EXTRA_KEYS = {"enable.idempotence", "max.in.flight.requests.per.connection", "transaction.timeout.ms",
                "delivery.timeout.ms", "linger.ms", "request.timeout.ms", "retries", "acks", "transactional.id",
@@ -228,7 +228,7 @@ def _units(cfg: ConfigFile, clients: dict[tuple[str, str], Client]) -> list[Conf
         if not c.entries:
             continue
         dialect = "streams" if role == "streams" else "java"
-        writer = (lambda side, key, p=c.prefix: f"{p}{key}") if c.prefix else (lambda side, key: None)
+        writer = KeyWriter(c.prefix) if c.prefix else CANNOT_ADD
         unit = derive(cfg, dialect, c.entries, c.label, writer=writer, doc=c.entries[-1].doc)
         unit.ignored = list(c.ignored)
         if role != "streams":

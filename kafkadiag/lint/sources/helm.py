@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ..keys import BROKER_KEYS
 from ..model import ConfigFile, Entry
-from .base import derive, renamed
+from .base import CANNOT_ADD, KeyWriter, derive, renamed
 from .kube import properties_block
 
 _BITNAMI_PARAMS = {
@@ -65,7 +65,7 @@ def _confluent(cfg: ConfigFile, keys: dict[str, Entry], prefix: str) -> ConfigFi
     entries = [renamed(e, k[len(head):]) for k, e in keys.items() if k.startswith(head)]
     has_map = any(k.startswith(head) for k in keys)
     return derive(cfg, "broker", entries, "Helm values (cp-helm-charts)", broker_count=_count(keys.get(prefix + "brokers")),
-                  writer=lambda side, key: f"{head}{key}" if side == "broker" and has_map else None)
+                  writer=KeyWriter(head, ("broker",)) if has_map else CANNOT_ADD)
 
 
 def _bitnami(cfg: ConfigFile, keys: dict[str, Entry]) -> ConfigFile:
@@ -89,4 +89,4 @@ def _bitnami(cfg: ConfigFile, keys: dict[str, Entry]) -> ConfigFile:
         count = _count(controllers, keys.get("broker.replicaCount")) or _count(keys.get("replicaCount"))
     has_map = any(k.startswith("overrideConfiguration.") for k in keys)
     return derive(cfg, "broker", entries, "Helm values (bitnami/kafka)", broker_count=count, image_defaults=False,
-                  writer=lambda side, key: f"overrideConfiguration.{key}" if side == "broker" and has_map else None)
+                  writer=KeyWriter("overrideConfiguration.", ("broker",)) if has_map else CANNOT_ADD)

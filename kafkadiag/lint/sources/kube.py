@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..model import ConfigFile, Entry, line_offsets
 from ..properties import parse_properties
-from .base import derive, renamed
+from .base import CANNOT_ADD, KeyWriter, derive, renamed
 from .connect import worker_clients
 
 _STRIMZI = "kafka.strimzi.io/"
@@ -63,10 +63,8 @@ def _strimzi_kafka(cfg: ConfigFile, doc: int, docs: dict[int, dict[str, Entry]],
         count = sum(c for c in counts if c) if brokers and all(c is not None for c in counts) else None
     has_config = cfg.structure is not None and (doc, "spec.kafka.config") in getattr(cfg.structure, "mappings", {})
 
-    def write(side: str, key: str) -> str | None:
-        return f"{prefix}{key}" if side == "broker" and has_config else None
-
-    return derive(cfg, "broker", entries, f"Strimzi Kafka {name}", writer=write, doc=doc, broker_count=count)
+    writer = KeyWriter(prefix, ("broker",)) if has_config else CANNOT_ADD
+    return derive(cfg, "broker", entries, f"Strimzi Kafka {name}", writer=writer, doc=doc, broker_count=count)
 
 
 def _int(entry: Entry | None) -> int | None:
@@ -93,7 +91,7 @@ def _configmap(cfg: ConfigFile, doc: int, entries: list[Entry]) -> list[ConfigFi
         dialect = detect_dialect(probe)
         if dialect and dialect not in ("spring", "flink"):
             out.append(derive(cfg, dialect, placed, f"ConfigMap {e.key[len('data.'):]}", doc=doc,
-                              writer=lambda side, key: None))
+                              writer=CANNOT_ADD))
     return out
 
 

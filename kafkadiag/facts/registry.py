@@ -347,7 +347,7 @@ CONFIGS = _register(
             "broker_abort_interval_ms": "transaction.abort.timed.out.transaction.cleanup.interval.ms (default 10000)",
             "broker_producer_id_expiration_ms": "producer.id.expiration.ms (transactional.id.expiration.ms before 3.4)",
             "broker_transactional_id_expiration_ms": "transactional.id.expiration.ms (default 7 days)",
-            "txn_elsewhere": "a transactional client is configured in another file of the deployment (another application)",
+            "reads_txn_output": "a consumer the files show reading a transactional producer's output: a topic in common, or (topics unknown) the producer in another file",
             "deployment_txn": "yes (a transactional client is in the deployment), no (producers, none transactional) or unknown",
             "known_idle_ms": "longest known idle gap of this transactional.id (settings infrequent-producers / --idle); -1",
             "recommended_expiration_ms": "twice known_idle_ms, capped at the int maximum",

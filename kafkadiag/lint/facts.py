@@ -32,7 +32,7 @@ TEXT_COLUMNS = {
 }
 BOOL_COLUMNS = {
     "transactional", "idempotence_requested", "enable_idempotence", "max_in_flight_set", "delivery_timeout_set",
-    "transaction_timeout_set", "socket_timeout_set", "eos", "unclean_leader_election", "broker_given", "txn_elsewhere",
+    "transaction_timeout_set", "socket_timeout_set", "eos", "unclean_leader_election", "broker_given", "reads_txn_output",
 }
 EOS_GUARANTEES = ("exactly_once", "exactly_once_beta", "exactly_once_v2")
 
@@ -51,7 +51,7 @@ def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = 
     code = defaults.version_code(version)
     own = [_row_values(row, code) for row in rows]
     deployment, deployment_sources = _deployment(rows, own, code)
-    txn_files = {row.cfg.path for row, (values, _) in zip(rows, own) if values.get("transactional")}
+    txn_rows = [row for row, (values, _) in zip(rows, own) if values.get("transactional")]
     secrets = _secrets({id(r.cfg): r.cfg for r in rows}.values())
     records: list[dict[str, object]] = []
     sources: list[dict[str, list[Entry]]] = []
@@ -61,9 +61,7 @@ def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = 
         _cross(record, deployment, row)
         known = _known_idle(str(record.get("transactional_id") or ""), idle or {})
         record["known_idle_ms"] = known
-        # A transactional producer of another application (another file) the consumer may read from;
-        # one in the consumer's own file is the same application writing its own output.
-        record["txn_elsewhere"] = any(path != row.cfg.path for path in txn_files)
+        record["reads_txn_output"] = _reads_txn_output(row, txn_rows)
         record["recommended_expiration_ms"] = min(defaults.INT_MAX, known * 2) if known > 0 else -1
         count, names, entries = secrets.get(id(row.cfg), (0, "", []))
         record["plaintext_secrets"], record["plaintext_secret_keys"] = count, names
@@ -75,6 +73,22 @@ def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = 
         records.append(record)
         sources.append(src)
     return Facts(_frame(records), rows, sources)
+
+
+def _reads_txn_output(row: Row, txn_rows: list[Row]) -> bool:
+    """Whether the files show this consumer reading what a transactional producer writes: their
+    topics meet, or (topics unknown on either side) the producer is another application, i.e. in
+    another file linted with it. A producer in the consumer's own file with no topic in common is
+    the same application writing its own output."""
+    if row.role != "consumer":
+        return False
+    for producer in txn_rows:
+        if row.cfg.topics and producer.cfg.topics:
+            if set(row.cfg.topics) & set(producer.cfg.topics):
+                return True
+        elif producer.cfg.path != row.cfg.path:
+            return True
+    return False
 
 
 def _frame(records: list[dict[str, object]]) -> pd.DataFrame:

@@ -58,6 +58,7 @@ class ConfigFile:
     profile: str | None = None  # framework profile(s) the run resolves (None: the default profile)
     ignored: list[tuple[Entry, str]] = field(default_factory=list)  # settings the framework never passes on, and why
     txn_hint: Entry | None = None  # the setting that makes this client transactional without a transactional.id (Connect EOS)
+    topics: tuple[str, ...] = ()  # topics the derived client writes or reads, when the file names them
     role_hint: str = ""  # the one client role a derived config configures ('' = judge from its keys)
     image_defaults: bool = True  # unset broker keys take Kafka's built-in defaults (False: the image ships its own)
 

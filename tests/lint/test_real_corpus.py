@@ -33,6 +33,8 @@ def test_case_is_complete(folder):
     assert meta["labelled_before_run"] is True
     assert meta["source"].startswith("https://github.com/") and len(meta["commit"]) == 40
     assert all((folder / name).is_file() for name in meta["files"])
+    for source in meta.get("sources", []):  # several files, each from its own path and commit
+        assert source["file"] in meta["files"] and len(source["commit"]) == 40 and source["url"].startswith("https://github.com/")
 
 
 def test_files_that_do_not_parse_are_one_line_input_errors(lint):

@@ -42,6 +42,7 @@ class Client:
     entries: list[Entry] = field(default_factory=list)
     prefix: str = ""  # key prefix to add a missing Kafka key under ('' : cannot add)
     ignored: list[tuple[Entry, str]] = field(default_factory=list)  # settings the framework drops, with where they belong
+    topics: list[str] = field(default_factory=list)  # topics it writes (producers) or reads (consumers), when the file says
 
 
 def _profile_of(key: str) -> tuple[str, str]:
@@ -103,8 +104,11 @@ def read_quarkus(cfg: ConfigFile, profile: str | None = None) -> list[ConfigFile
         if m:
             role = "producer" if m.group(1) == "outgoing" else "consumer"
             c = clients.setdefault((role, m.group(2)), Client(role, f"Quarkus channel {m.group(2)}",
-                                                              list(globals_), f"mp.messaging.{m.group(1)}.{m.group(2)}."))
+                                                              list(globals_), f"mp.messaging.{m.group(1)}.{m.group(2)}.",
+                                                              topics=[m.group(2)]))
             c.entries.append(renamed(e, m.group(3)))
+            if m.group(3) == "topic":
+                c.topics = [t.strip() for t in e.value.split(",") if t.strip()]
         elif e.key.startswith("kafka-streams."):
             c = clients.setdefault(("streams", ""), Client("streams", "Quarkus Kafka Streams", [], "kafka-streams."))
             c.entries.append(renamed(e, e.key[len("kafka-streams."):]))
@@ -141,8 +145,12 @@ _SCST = "spring.cloud.stream.kafka."
 
 
 def read_spring_cloud_stream(cfg: ConfigFile, profile: str | None = None) -> list[ConfigFile] | None:
-    rel = [(e, [spring_relaxed(p) for p in e.key.split(".")]) for e in cfg.entries]
-    if not any(r[:4] == ["spring", "cloud", "stream", "kafka"] for _, r in rel):
+    rel = [[spring_relaxed(p) for p in e.key.split(".")] for e in cfg.entries]
+    kafka = any(r[:4] == ["spring", "cloud", "stream", "kafka"] for r in rel)
+    bindings_only = any(r[:4] == ["spring", "cloud", "stream", "bindings"] for r in rel)
+    rabbit = any(r[:4] == ["spring", "cloud", "stream", "rabbit"] for r in rel) or any(
+        e.value.strip().lower() == "rabbit" for e, r in zip(cfg.entries, rel) if r[-1] in ("binder", "defaultbinder", "type"))
+    if not kafka and not (bindings_only and not rabbit):
         return None
     entries = [_val(e) for e in active_entries(cfg, profile, quarkus=False)]
     common: list[Entry] = []
@@ -171,13 +179,16 @@ def read_spring_cloud_stream(cfg: ConfigFile, profile: str | None = None) -> lis
             streams.append(renamed(e, ".".join(raw[3:])))
         elif rest[:1] == ["bindings"] and len(rest) > 4 and rest[2] in ("producer", "consumer") and rest[3] == "configuration":
             bindings.setdefault((rest[2], raw[1]), []).append(renamed(e, ".".join(raw[4:])))
+    channels = _scst_bindings(entries)
+    outputs = [t for b in channels.values() if b.direction == "out" for t in b.topics]
     clients: dict[tuple[str, str], Client] = {}
     if txn:
         clients[("producer", "")] = Client("producer", "Spring Cloud Stream transactional producer",
-                                           common + producer + txn, "")
+                                           common + producer + txn, "", topics=outputs)
     elif producer:
-        clients[("producer", "")] = Client("producer", "Spring Cloud Stream binder producer", common + producer, "")
-    if consumer or (common and not txn and not producer):
+        clients[("producer", "")] = Client("producer", "Spring Cloud Stream binder producer", common + producer, "",
+                                           topics=outputs)
+    if consumer or (common and not txn and not producer and not any(b.direction == "in" for b in channels.values())):
         clients[("consumer", "")] = Client("consumer", "Spring Cloud Stream binder consumer", common + consumer, "")
     for (role, name), own in bindings.items():
         if role == "producer" and txn:
@@ -186,10 +197,61 @@ def read_spring_cloud_stream(cfg: ConfigFile, profile: str | None = None) -> lis
             clients[("producer", "")].ignored.extend(
                 (e, f"spring.cloud.stream.kafka.binder.transaction.producer.configuration.{e.key}") for e in own)
             continue
-        clients[(role, name)] = Client(role, f"Spring Cloud Stream binding {name}", common + (producer if role == "producer" else consumer) + own, "")
+        topics = channels[name].topics if name in channels else []
+        clients[(role, name)] = Client(role, f"Spring Cloud Stream binding {name}",
+                                       common + (producer if role == "producer" else consumer) + own,
+                                       f"spring.cloud.stream.kafka.bindings.{name}.{role}.configuration.", topics=topics)
+    for name, b in channels.items():
+        if b.direction == "in" and ("consumer", name) not in clients and b.anchor is not None:
+            # An input binding consumes with the binder's settings: a client of its own, placed at its destination.
+            clients[("consumer", name)] = Client("consumer", f"Spring Cloud Stream binding {name}",
+                                                 [renamed(b.anchor, "topic"), *common, *consumer],
+                                                 f"spring.cloud.stream.kafka.bindings.{name}.consumer.configuration.",
+                                                 topics=b.topics)
     if streams:
         clients[("streams", "")] = Client("streams", "Spring Cloud Stream Kafka Streams binder", streams, "")
     return _units(cfg, clients)
+
+
+@dataclass
+class _Binding:
+    direction: str = ""  # in | out | '' unknown
+    topics: list[str] = field(default_factory=list)
+    anchor: Entry | None = None  # destination (or group) entry: where a finding about the binding points
+
+
+def _scst_bindings(entries: list[Entry]) -> dict[str, _Binding]:
+    """Spring Cloud Stream bindings: direction (``<fn>-in-<n>`` / ``-out-`` names, their aliases in
+    ``function.bindings``, ``input``/``output``, a ``group`` or ``consumer.``/``producer.`` section) and
+    destinations (the binding's name when none is set, as Spring Cloud Stream does)."""
+    aliases: dict[str, str] = {}
+    out: dict[str, _Binding] = {}
+    for e in entries:
+        parts = e.key.split(".")
+        r = [spring_relaxed(p) for p in parts]
+        if r[:5] == ["spring", "cloud", "stream", "function", "bindings"] and len(parts) == 6:
+            aliases[e.value.strip()] = parts[5]
+        elif r[:4] == ["spring", "cloud", "stream", "bindings"] and len(parts) >= 6:
+            b = out.setdefault(parts[4], _Binding())
+            prop = r[5]
+            if prop == "destination":
+                b.topics = [t.strip() for t in e.value.split(",") if t.strip()]
+                b.anchor = e
+            elif prop == "group":
+                b.direction = b.direction or "in"
+                b.anchor = b.anchor or e
+            elif prop in ("consumer", "producer"):
+                b.direction = b.direction or ("in" if prop == "consumer" else "out")
+    for name, b in out.items():
+        base = aliases.get(name, name)
+        m = re.search(r"-(in|out)-\d+$", base)
+        if m:
+            b.direction = m.group(1)
+        elif name in ("input", "output"):
+            b.direction = "in" if name == "input" else "out"
+        if not b.topics:
+            b.topics = [name]
+    return out
 
 
 # --- a transaction-id-prefix in an application's own section -----------------------------------
@@ -231,6 +293,7 @@ def _units(cfg: ConfigFile, clients: dict[tuple[str, str], Client]) -> list[Conf
         writer = KeyWriter(c.prefix) if c.prefix else CANNOT_ADD
         unit = derive(cfg, dialect, c.entries, c.label, writer=writer, doc=c.entries[-1].doc)
         unit.ignored = list(c.ignored)
+        unit.topics = tuple(dict.fromkeys(c.topics))
         if role != "streams":
             unit.role_hint = role
         out.append(unit)

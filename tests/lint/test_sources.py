@@ -273,3 +273,24 @@ def test_derived_configs_survive_pickling(tmp_path):
         again = pickle.loads(pickle.dumps(units))
         assert [u.entries[0].key for u in again] == [u.entries[0].key for u in units], name
         assert [u.writer("broker", "x.y") for u in again] == [u.writer("broker", "x.y") for u in units]
+
+
+def test_cns001_follows_topics_the_files_name(lint, write):
+    processor = ("spring:\n  cloud:\n    stream:\n      bindings:\n        process-out-0:\n          destination: orders\n"
+                 "      kafka:\n        binder:\n          transaction:\n            transaction-id-prefix: tx-\n")
+    reader = ("spring:\n  cloud:\n    stream:\n      bindings:\n        audit-in-0:\n          destination: {topic}\n"
+              "          group: audit\n")
+    folder = write({"processor.yml": processor, "reader.yml": reader.format(topic="orders")})
+    run = lint(["processor.yml", "reader.yml", "--format", "json", "--isolated"], cwd=folder)
+    assert [(f["location"]["file"], f["location"]["line"]) for f in run.json()["findings"] if f["rule"] == "CNS001"] == [
+        ("reader.yml", 6)]
+    other = write({"processor.yml": processor, "reader.yml": reader.format(topic="payments")})
+    assert "CNS001" not in lint(["processor.yml", "reader.yml", "--format", "json", "--isolated"], cwd=other).rules()
+
+
+def test_quarkus_consumer_of_its_own_transactional_channel(lint, write):
+    props = ("mp.messaging.outgoing.out.topic=ledger\nmp.messaging.outgoing.out.transactional.id=ledger-tx\n"
+             "mp.messaging.incoming.in.topic=ledger\nmp.messaging.incoming.audit.topic=other\n")
+    folder = write({"application.properties": props})
+    run = lint(["application.properties", "--format", "json", "--isolated"], cwd=folder)
+    assert [f["location"]["line"] for f in run.json()["findings"] if f["rule"] == "CNS001"] == [3]

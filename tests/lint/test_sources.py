@@ -294,3 +294,13 @@ def test_quarkus_consumer_of_its_own_transactional_channel(lint, write):
     folder = write({"application.properties": props})
     run = lint(["application.properties", "--format", "json", "--isolated"], cwd=folder)
     assert [f["location"]["line"] for f in run.json()["findings"] if f["rule"] == "CNS001"] == [3]
+
+
+def test_mirror_maker_2_properties(lint, write):
+    mm2 = ("clusters = A, B\nA.bootstrap.servers = a:9092\nB.bootstrap.servers = b:9092\nA->B.enabled = true\n"
+           "exactly.once.source.support = enabled\nB.producer.acks = 1\n")
+    folder = write({"mm2.properties": mm2})
+    run = lint(["mm2.properties", "--format", "json", "--isolated"], cwd=folder)
+    assert {f["rule"]: f["location"]["line"] for f in run.json()["findings"]} == {"PRD002": 6}
+    plain = write({"mm2.properties": mm2.replace("exactly.once.source.support = enabled\n", "")})
+    assert not lint(["mm2.properties", "--format", "json", "--isolated"], cwd=plain).rules()

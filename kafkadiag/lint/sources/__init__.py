@@ -12,7 +12,7 @@ from typing import Callable
 
 from ..model import ConfigFile
 from .compose import read_compose, read_env_file
-from .connect import read_connect_worker
+from .connect import read_connect_worker, read_mirror_maker
 from .frameworks import read_custom_sections, read_micronaut, read_quarkus, read_spring_cloud_stream
 from .helm import read_helm_values
 from .kube import read_kube
@@ -26,6 +26,7 @@ DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("kubernetes", read_kube),
     ("helm-values", read_helm_values),
     ("env", read_env_file),
+    ("mirror-maker-2", read_mirror_maker),
     ("connect", read_connect_worker),
     ("quarkus", read_quarkus),
     ("micronaut", read_micronaut),
@@ -44,7 +45,7 @@ def expand(cfg: ConfigFile, profile: str | None = None) -> tuple[str, list[Confi
     if reason:
         return "not-a-config", []
     for kind, detector in DETECTORS:
-        found = detector(cfg) if kind in ("compose", "kubernetes", "helm-values", "env", "connect") else detector(cfg, profile)
+        found = detector(cfg) if kind in ("compose", "kubernetes", "helm-values", "env", "mirror-maker-2", "connect") else detector(cfg, profile)
         if found is not None:
             if kind == "spring-cloud-stream":
                 found = found + (read_custom_sections(cfg, profile) or [])

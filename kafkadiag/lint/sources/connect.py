@@ -46,3 +46,25 @@ def worker_clients(cfg: ConfigFile, entries: list[Entry], prefix: str, source: s
             unit.txn_hint = eos
         out.append(unit)
     return out
+
+
+def read_mirror_maker(cfg: ConfigFile) -> list[ConfigFile] | None:
+    """A MirrorMaker 2 properties file (``clusters = A, B`` and ``A->B.enabled`` flows): the clients
+    it runs against each cluster, from the global and the ``<alias>.`` prefixed producer / consumer
+    overrides; ``exactly.once.source.support=enabled`` (dedicated mode, Kafka 3.5+) makes the
+    producers writing to the target clusters transactional."""
+    keys = {e.key: e for e in cfg.entries}
+    if cfg.fmt != "properties" or "clusters" not in keys or not any("->" in k for k in keys):
+        return None
+    aliases = [a.strip() for a in keys["clusters"].value.split(",") if a.strip()]
+    targets = {k.split("->", 1)[1].split(".", 1)[0] for k, e in keys.items()
+               if "->" in k and k.endswith(".enabled") and e.value.strip().lower() == "true"}
+    out = worker_clients(cfg, [e for k, e in keys.items() if not any(k.startswith(f"{a}.") for a in aliases)
+                               and "->" not in k], "", "MirrorMaker 2")
+    glob_eos = keys.get("exactly.once.source.support")
+    for alias in aliases:
+        own = [e for k, e in keys.items() if k.startswith(f"{alias}.")]
+        if glob_eos is not None and alias in targets and f"{alias}.exactly.once.source.support" not in keys:
+            own.append(renamed(glob_eos, f"{alias}.exactly.once.source.support"))
+        out.extend(worker_clients(cfg, own, f"{alias}.", f"MirrorMaker 2 cluster {alias}"))
+    return out

@@ -304,3 +304,14 @@ def test_mirror_maker_2_properties(lint, write):
     assert {f["rule"]: f["location"]["line"] for f in run.json()["findings"]} == {"PRD002": 6}
     plain = write({"mm2.properties": mm2.replace("exactly.once.source.support = enabled\n", "")})
     assert not lint(["mm2.properties", "--format", "json", "--isolated"], cwd=plain).rules()
+
+
+def test_configmap_of_broker_environment_variables(lint, write):
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kafka-env\ndata:\n  KAFKA_PROCESS_ROLES: \"controller,broker\"\n"
+          "  KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: \"1\"\n  KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: \"2\"\n")
+    folder = write({"cm.yaml": cm})
+    run = lint(["cm.yaml", "--format", "json", "--isolated"], cwd=folder)
+    assert [f["location"]["line"] for f in run.json()["findings"] if f["rule"] == "BRK003"] == [8]
+    lint(["cm.yaml", "--fix", "--isolated", "--select", "BRK003"], cwd=folder)
+    assert (folder / "cm.yaml").read_text() == cm.replace('REPLICATION_FACTOR: "1"', 'REPLICATION_FACTOR: "3"')
+    assert "BRK003" not in lint(["cm.yaml", "--format", "json", "--isolated"], cwd=folder).rules()

@@ -10,6 +10,8 @@ from ..model import ConfigFile, Entry, line_offsets
 from ..properties import parse_properties
 from .base import CANNOT_ADD, KeyWriter, derive, renamed
 from .connect import worker_clients
+from .envnames import kafka_key
+from ..keys import BROKER_KEYS
 
 _STRIMZI = "kafka.strimzi.io/"
 
@@ -81,6 +83,13 @@ def _configmap(cfg: ConfigFile, doc: int, entries: list[Entry]) -> list[ConfigFi
     from ..detect import detect_dialect
 
     out: list[ConfigFile] = []
+    env = [(e, kafka_key(e.key[len("data."):])) for e in entries if e.key.startswith("data.") and "." not in e.key[len("data."):]]
+    env = [(e, mapped) for e, mapped in env if mapped]
+    if {key for _, (key, _) in env} & (BROKER_KEYS | {"process.roles", "node.id", "broker.id"}):
+        # data: {KAFKA_PROCESS_ROLES: ...} handed to a broker container with envFrom
+        family = "bitnami" if any(fam == "bitnami" for _, (_, fam) in env) else "confluent"
+        out.append(derive(cfg, "broker", [renamed(e, key) for e, (key, _) in env], "ConfigMap environment", doc=doc,
+                          writer=KeyWriter("data.", ("broker",), family), image_defaults=False))
     for e in entries:
         if not e.key.startswith("data."):
             continue

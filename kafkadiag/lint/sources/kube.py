@@ -1,17 +1,18 @@
 """Kubernetes resources that carry Kafka configs: Strimzi ``Kafka`` (``spec.kafka.config``, with
 the broker count from ``spec.kafka.replicas`` or the broker ``KafkaNodePool`` replicas of the
-same file), ``KafkaConnect`` / ``KafkaMirrorMaker2`` worker configs, and a ``ConfigMap`` whose
-data holds a ``.properties`` payload.
+same file), ``KafkaConnect`` worker configs (``KafkaMirrorMaker2`` and the other Strimzi kinds are
+recognised, not read), and a ``ConfigMap`` whose data holds a ``.properties`` payload or
+``KAFKA_*`` broker variables.
 """
 
 from __future__ import annotations
 
+from ..keys import BROKER_KEYS
 from ..model import ConfigFile, Entry, line_offsets
 from ..properties import parse_properties
 from .base import CANNOT_ADD, KeyWriter, derive, renamed
 from .connect import worker_clients
 from .envnames import kafka_key
-from ..keys import BROKER_KEYS
 
 _STRIMZI = "kafka.strimzi.io/"
 

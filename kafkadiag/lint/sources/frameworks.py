@@ -4,7 +4,8 @@ Each framework is a table of where its keys live (data, not code paths): the par
 that names the client, and the part that is the Kafka key. Keys are compared in Spring's relaxed
 form (case, ``-`` and ``_`` ignored) where the framework binds them that way.
 
-* Quarkus: ``kafka.*`` (every channel), ``mp.messaging.outgoing|incoming.<channel>.*``,
+* Quarkus / SmallRye: ``kafka.*`` and ``mp.messaging.connector.smallrye-kafka.*`` (every channel),
+  ``mp.messaging.outgoing|incoming.<channel>.*``,
   ``kafka-streams.*`` and ``quarkus.kafka-streams.application-id``; ``%profile.`` prefixes.
 * Micronaut: ``kafka.*``, ``kafka.producers|consumers|streams.<name>.*``.
 * Spring Cloud Stream Kafka binder: ``binder.configuration.*``, ``binder.producer-properties.*``,
@@ -97,7 +98,9 @@ def read_quarkus(cfg: ConfigFile, profile: str | None = None) -> list[ConfigFile
                for k in keys):
         return None
     entries = [_val(e) for e in active_entries(cfg, profile, quarkus=True)]
+    connector = "mp.messaging.connector.smallrye-kafka."
     globals_ = [renamed(e, e.key[len("kafka."):]) for e in entries if e.key.startswith("kafka.")]
+    globals_ += [renamed(e, e.key[len(connector):]) for e in entries if e.key.startswith(connector)]
     clients: dict[tuple[str, str], Client] = {}
     for e in entries:
         m = re.match(r"mp\.messaging\.(outgoing|incoming)\.([^.]+)\.(.+)$", e.key)

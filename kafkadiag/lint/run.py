@@ -20,6 +20,7 @@ from ..ruleset.model import Rule
 from . import defaults
 from .detect import detect_dialect
 from .sources import expand
+from .sources.notconfig import not_a_config
 from .discover import discover
 from .facts import Facts, build_facts
 from .fixes import Plan, plan_fixes
@@ -113,12 +114,16 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
     errors: list[str] = []
     notes: list[str] = []
     skipped: list[str] = []
+    passed_over = 0
     for path, shown, explicit in discover(opts.paths, opts.settings.exclude, errors):
         try:
             cfg = read_config(path, shown, explicit, opts.texts.get(shown))
         except NotAConfig as exc:
             skipped.append(shown)
-            notes.append(str(exc))
+            if explicit:
+                notes.append(str(exc))
+            else:
+                passed_over += 1
             continue
         except InputError as exc:
             # A file found in a folder may be anything (a large JSON, invalid YAML): a note. One
@@ -131,6 +136,10 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
             kind, derived = units
             if kind == "not-a-config":
                 skipped.append(shown)
+                if explicit:
+                    notes.append(f"{shown}: {not_a_config(cfg)}, not a configuration: skipped")
+                else:
+                    passed_over += 1
                 continue
             files.extend(derived)
             if not derived and explicit and kind not in ("spring-cloud-stream", "spring-section"):
@@ -147,6 +156,8 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
                 notes.append(f"{shown}: no Kafka settings recognised; skipped")
             continue
         files.append(cfg)
+    if passed_over:
+        notes.append(f"{passed_over} template or CI file(s) in the folders given are not configurations: skipped")
     for i, cfg in enumerate(files):
         cfg.file_id = i
     return files, errors, notes, skipped

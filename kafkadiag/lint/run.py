@@ -114,7 +114,7 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
     errors: list[str] = []
     notes: list[str] = []
     skipped: list[str] = []
-    passed_over = 0
+    passed_over: list[str] = []  # templates and CI files found in folders: one note for all
     for path, shown, explicit in discover(opts.paths, opts.settings.exclude, errors):
         try:
             cfg = read_config(path, shown, explicit, opts.texts.get(shown))
@@ -123,7 +123,7 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
             if explicit:
                 notes.append(str(exc))
             else:
-                passed_over += 1
+                passed_over.append(shown)
             continue
         except InputError as exc:
             # A file found in a folder may be anything (a large JSON, invalid YAML): a note. One
@@ -139,7 +139,7 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
                 if explicit:
                     notes.append(f"{shown}: {not_a_config(cfg)}, not a configuration: skipped")
                 else:
-                    passed_over += 1
+                    passed_over.append(shown)
                 continue
             files.extend(derived)
             if not derived and explicit and kind not in ("spring-cloud-stream", "spring-section"):
@@ -157,7 +157,8 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
             continue
         files.append(cfg)
     if passed_over:
-        notes.append(f"{passed_over} template or CI file(s) in the folders given are not configurations: skipped")
+        named = ", ".join(passed_over[:3]) + (f" and {len(passed_over) - 3} more" if len(passed_over) > 3 else "")
+        notes.append(f"{len(passed_over)} template or CI file(s) skipped, not configurations: {named}")
     for i, cfg in enumerate(files):
         cfg.file_id = i
     return files, errors, notes, skipped

@@ -27,6 +27,7 @@ class Entry:
     explicit: bool = True  # False for kafka-configs values that are the broker's built-in default
     secret: bool = False
     items: list["Entry"] = field(default_factory=list)  # YAML sequence items of scalars, each with its own place
+    maps: list[list["Entry"]] = field(default_factory=list)  # YAML sequence items that are mappings, keys relative to the item
 
     @property
     def shown(self) -> str:

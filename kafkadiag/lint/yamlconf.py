@@ -101,7 +101,17 @@ def _walk(node: yaml.MappingNode, path: tuple[str, ...], doc: int, entries: list
             entry.value = ",".join(str(item.value) for item in value.value if isinstance(item, yaml.ScalarNode))
             entry.items = [_item(entry.key, i, item, doc, text) for i, item in enumerate(value.value)
                            if isinstance(item, yaml.ScalarNode)]
+            entry.maps = [_mapping_item(item, doc, text) for item in value.value if isinstance(item, yaml.MappingNode)]
         entries.append(entry)
+
+
+def _mapping_item(node: yaml.MappingNode, doc: int, text: str) -> list[Entry]:
+    """The entries of one mapping in a sequence (a container, an ``env`` item), keys relative to it.
+
+    Kept apart from the document's own entries so list positions never look like settings."""
+    out: list[Entry] = []
+    _walk(node, (), doc, out, Tree(), text)
+    return out
 
 
 def _item(key: str, index: int, node: yaml.ScalarNode, doc: int, text: str) -> Entry:

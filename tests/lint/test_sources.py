@@ -315,3 +315,41 @@ def test_configmap_of_broker_environment_variables(lint, write):
     lint(["cm.yaml", "--fix", "--isolated", "--select", "BRK003"], cwd=folder)
     assert (folder / "cm.yaml").read_text() == cm.replace('REPLICATION_FACTOR: "1"', 'REPLICATION_FACTOR: "3"')
     assert "BRK003" not in lint(["cm.yaml", "--format", "json", "--isolated"], cwd=folder).rules()
+
+
+def test_statefulset_env_list_and_replicas(lint, write):
+    sts = """apiVersion: apps/v1
+kind: StatefulSet
+metadata:
+  name: kafka
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+        - name: broker
+          image: confluentinc/cp-kafka:7.6.0
+          env:
+            - name: KAFKA_BROKER_ID
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.name
+            - name: KAFKA_ZOOKEEPER_CONNECT
+              value: zk:2181
+            - name: KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR
+              value: "2"
+"""
+    folder = write({"sts.yaml": sts})
+    run = lint(["sts.yaml", "--format", "json", "--isolated"], cwd=folder)
+    (finding,) = [f for f in run.json()["findings"] if f["rule"] == "BRK007"]
+    assert "2 broker(s)" in finding["message"] and finding["location"]["line"] == 18
+    three = write({"sts.yaml": sts.replace("replicas: 2", "replicas: 3")})
+    assert "BRK007" not in lint(["sts.yaml", "--format", "json", "--isolated"], cwd=three).rules()
+
+
+def test_bitnami_helm_extra_env_vars(lint, write):
+    values = ("kraft:\n  enabled: false\nreplicaCount: 1\nextraEnvVars:\n  - name: KAFKA_CFG_TRANSACTION_STATE_LOG_REPLICATION_FACTOR\n"
+              "    value: \"1\"\n  - name: KAFKA_CFG_TRANSACTION_STATE_LOG_MIN_ISR\n    value: \"2\"\n")
+    folder = write({"values.yaml": values})
+    run = lint(["values.yaml", "--format", "json", "--isolated"], cwd=folder)
+    assert [f["location"]["line"] for f in run.json()["findings"] if f["rule"] == "BRK003"] == [8]

@@ -52,7 +52,7 @@ def derive(cfg: ConfigFile, dialect: str, entries: list[Entry], source: str, *,
 
 def renamed(entry: Entry, key: str) -> Entry:
     """``entry`` under another key name, at the same place."""
-    return dataclasses.replace(entry, key=key, items=[])
+    return dataclasses.replace(entry, key=key, items=[], maps=[])
 
 
 _PLACEHOLDER = re.compile(r"\$\{([^}:]*)(?::([^}]*))?\}")
@@ -66,4 +66,4 @@ def resolved(value: str) -> str:
 
 def with_value(entry: Entry, key: str, value: str, span: tuple[int, int] | None, quote: str = "") -> Entry:
     """An entry for part of a larger value (``KAFKA_ACKS=1`` inside a list item)."""
-    return dataclasses.replace(entry, key=key, value=value, span=span, quote=quote, items=[])
+    return dataclasses.replace(entry, key=key, value=value, span=span, quote=quote, items=[], maps=[])

@@ -18,9 +18,7 @@ from .base import CANNOT_ADD, KeyWriter, derive, renamed, with_value
 from .connect import WORKER_KEYS, worker_clients
 from .envnames import kafka_key
 
-#: Images that start from Kafka's built-in defaults when configured through the environment.
-_BUILTIN_DEFAULT_IMAGES = re.compile(r"(^|/)(apache/kafka(-native)?|confluentinc/cp-(kafka|server))(:|@|$)")
-_BROKER_IMAGES = re.compile(r"(^|/)(kafka|kafka-native|cp-kafka|cp-server|confluent-local|fabric-kafka)(:|@|$)")
+from .envnames import BROKER_IMAGES as _BROKER_IMAGES, BUILTIN_DEFAULT_IMAGES as _BUILTIN_DEFAULT_IMAGES
 _SERVICE = re.compile(r"^services\.([^.]+)\.(image|environment)(?:\.(.+))?$")
 
 

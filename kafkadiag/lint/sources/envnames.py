@@ -15,6 +15,12 @@ from __future__ import annotations
 
 import re
 
+#: Images that start from Kafka's built-in defaults when configured through the environment (the
+#: Apache image uses its packaged server.properties only when no variable is given).
+BUILTIN_DEFAULT_IMAGES = re.compile(r"(^|/)(apache/kafka(-native)?|confluentinc/cp-(kafka|server))(:|@|$)")
+#: Broker images (Bitnami, wurstmeister and the like ship their own server.properties).
+BROKER_IMAGES = re.compile(r"(^|/)(kafka|kafka-native|cp-kafka|cp-server|confluent-local|fabric-kafka)(:|@|$)")
+
 #: Image variables with the Kafka prefix that are not server properties.
 _NOT_KEYS = re.compile(
     r"(OPTS|HEAP_OPTS|JVM_PERFORMANCE_OPTS|JMX_.*|LOG4J_.*|TOOLS_LOG4J_.*|DEBUG|CREATE_TOPICS|ADVERTISED_HOST_NAME"

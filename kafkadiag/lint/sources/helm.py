@@ -1,8 +1,8 @@
 """Helm values files of the common Kafka charts: the broker settings and broker count they hold.
 
 * Bitnami ``bitnami/kafka``: ``overrideConfiguration`` / ``extraConfigYaml`` maps (also under
-  ``controller.`` / ``broker.``), the ``config`` / ``extraConfig`` properties blocks, the older
-  camelCase parameters (``transactionStateLogReplicationFactor``...); brokers are ``replicaCount``
+  ``controller.`` / ``broker.``), the ``config`` / ``extraConfig`` properties blocks, ``extraEnvVars``
+  (``KAFKA_CFG_*``), the older camelCase parameters (``transactionStateLogReplicationFactor``...); brokers are ``replicaCount``
   (ZooKeeper mode) or ``controller.replicaCount`` (combined nodes) + ``broker.replicaCount``.
   Bitnami's image ships its own server.properties, so unset keys are not assumed to be Kafka's.
 * Confluent ``cp-helm-charts``: ``configurationOverrides`` (top level or under ``cp-kafka``), brokers
@@ -14,6 +14,7 @@ from __future__ import annotations
 from ..keys import BROKER_KEYS
 from ..model import ConfigFile, Entry
 from .base import CANNOT_ADD, KeyWriter, derive, renamed
+from .envnames import kafka_key
 from .kube import properties_block
 
 _BITNAMI_PARAMS = {
@@ -43,7 +44,10 @@ def read_helm_values(cfg: ConfigFile) -> list[ConfigFile] | None:
         "kraft.enabled" in keys and ("controller.replicaCount" in keys or "broker.replicaCount" in keys))
     params = any(k in keys for k in _BITNAMI_PARAMS) and "replicaCount" in keys
     blocks = any(e.key in BROKER_KEYS for b in ("config", "extraConfig") if b in keys for e in properties_block(cfg, keys[b]))
-    if bitnami or params or blocks:
+    env_vars = any(e.key == "name" and e.value.startswith("KAFKA_CFG_")
+                   for k in ("extraEnvVars", "controller.extraEnvVars", "broker.extraEnvVars") if k in keys
+                   for item in keys[k].maps for e in item)
+    if bitnami or params or blocks or env_vars:
         return [_bitnami(cfg, keys)]
     return None
 
@@ -80,6 +84,12 @@ def _bitnami(cfg: ConfigFile, keys: dict[str, Entry]) -> ConfigFile:
         for prefix in _MAPS:
             if k.startswith(prefix):
                 entries.append(renamed(e, k[len(prefix):]))
+    for list_key in ("extraEnvVars", "controller.extraEnvVars", "broker.extraEnvVars"):
+        for item in (keys[list_key].maps if list_key in keys else []):
+            own = {e.key: e for e in item}
+            mapped = kafka_key(own["name"].value) if "name" in own else None
+            if mapped and "value" in own:
+                entries.append(renamed(own["value"], mapped[0]))
     kraft = keys.get("kraft.enabled")
     if kraft is not None and kraft.value.lower() == "false":
         count = _count(keys.get("replicaCount")) or _count(keys.get("broker.replicaCount"))

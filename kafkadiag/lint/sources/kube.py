@@ -1,7 +1,8 @@
 """Kubernetes resources that carry Kafka configs: Strimzi ``Kafka`` (``spec.kafka.config``, with
 the broker count from ``spec.kafka.replicas`` or the broker ``KafkaNodePool`` replicas of the
 same file), ``KafkaConnect`` worker configs (``KafkaMirrorMaker2`` and the other Strimzi kinds are
-recognised, not read), and a ``ConfigMap`` whose data holds a ``.properties`` payload or
+recognised, not read), broker and Connect containers of a ``StatefulSet`` / ``Deployment`` / ``Pod``
+(their ``env:`` lists), and a ``ConfigMap`` whose data holds a ``.properties`` payload or
 ``KAFKA_*`` broker variables.
 """
 
@@ -11,10 +12,12 @@ from ..keys import BROKER_KEYS
 from ..model import ConfigFile, Entry, line_offsets
 from ..properties import parse_properties
 from .base import CANNOT_ADD, KeyWriter, derive, renamed
-from .connect import worker_clients
-from .envnames import kafka_key
+from .connect import WORKER_KEYS, worker_clients
+from .envnames import BROKER_IMAGES, BUILTIN_DEFAULT_IMAGES, kafka_key
 
 _STRIMZI = "kafka.strimzi.io/"
+_WORKLOADS = {"StatefulSet": "spec.template.spec.containers", "Deployment": "spec.template.spec.containers",
+              "DaemonSet": "spec.template.spec.containers", "Pod": "spec.containers"}
 
 
 def read_kube(cfg: ConfigFile) -> list[ConfigFile] | None:
@@ -40,6 +43,10 @@ def read_kube(cfg: ConfigFile) -> list[ConfigFile] | None:
             recognised = True
             if kind == "KafkaConnect":
                 out.extend(worker_clients(cfg, entries, "spec.config.", f"Strimzi KafkaConnect {_name(docs[doc])}", doc=doc))
+        elif kind in _WORKLOADS:
+            found = _workload(cfg, doc, docs[doc], kind)
+            recognised = recognised or bool(found)
+            out.extend(found)
         elif kind == "ConfigMap":
             found = _configmap(cfg, doc, entries)
             recognised = recognised or bool(found)
@@ -68,6 +75,36 @@ def _strimzi_kafka(cfg: ConfigFile, doc: int, docs: dict[int, dict[str, Entry]],
 
     writer = KeyWriter(prefix, ("broker",)) if has_config else CANNOT_ADD
     return derive(cfg, "broker", entries, f"Strimzi Kafka {name}", writer=writer, doc=doc, broker_count=count)
+
+
+def _workload(cfg: ConfigFile, doc: int, d: dict[str, Entry], kind: str) -> list[ConfigFile]:
+    """Broker containers of a StatefulSet / Deployment / Pod, configured by ``KAFKA_*`` variables in
+    their ``env:`` list; every replica is a broker. Connect containers (``CONNECT_*``) are workers."""
+    containers = d.get(_WORKLOADS[kind])
+    if containers is None:
+        return []
+    replicas = _int(d.get("spec.replicas")) if kind != "Pod" else 1
+    out: list[ConfigFile] = []
+    for container in containers.maps:
+        own = {e.key: e for e in container}
+        image = own["image"].value if "image" in own else ""
+        env = [(item.get("name").value, item.get("value")) for item in
+               ({e.key: e for e in m} for m in (own["env"].maps if "env" in own else [])) if item.get("name")]
+        broker = [(kafka_key(name), value) for name, value in env if value is not None and kafka_key(name)]
+        keys = {mapped[0] for mapped, _ in broker}
+        name = own["name"].value if "name" in own else "?"
+        if keys & (BROKER_KEYS | {"process.roles", "node.id", "broker.id"}) or (BROKER_IMAGES.search(image) and broker):
+            entries = [renamed(value, mapped[0]) for mapped, value in broker]
+            out.append(derive(cfg, "broker", entries, f"{kind} {_name(d)} container {name}", doc=doc,
+                              broker_count=replicas if kind != "DaemonSet" else None,
+                              image_defaults=bool(BUILTIN_DEFAULT_IMAGES.search(image))))
+            continue
+        workers = [renamed(value, kafka_key(n, "CONNECT_")[0]) for n, value in env  # type: ignore[index]
+                   if value is not None and kafka_key(n, "CONNECT_")]
+        if len(WORKER_KEYS & {e.key for e in workers}) >= 2:
+            out.extend(worker_clients(cfg, workers, "", f"{kind} {_name(d)} container {name} (Connect)", doc=doc,
+                                      writable=False))
+    return out
 
 
 def _int(entry: Entry | None) -> int | None:

@@ -10,26 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
-from .smallfile import TooLarge, read_small
+from .lint import defaults as lint_defaults
 
 MAX_CONFIG_BYTES = 8 << 20  # a configuration larger than this is not one (2 million keys took 45 s)
 
 #: A Java long: the largest value any of these millisecond settings can take.
 LONG_MAX = (1 << 63) - 1
-
-#: Kafka defaults for the keys the rules use (identical from 0.11 to 4.x unless noted).
-DEFAULTS: dict[str, int] = {
-    "transaction.timeout.ms": 60_000,  # producer
-    "transaction.max.timeout.ms": 900_000,  # broker
-    "transactional.id.expiration.ms": 604_800_000,  # broker, 7 days
-    "producer.id.expiration.ms": 86_400_000,  # broker, 3.0+
-    "transaction.abort.timed.out.transaction.cleanup.interval.ms": 10_000,  # broker
-    "transaction.remove.expired.transaction.cleanup.interval.ms": 3_600_000,  # broker
-    "delivery.timeout.ms": 120_000,  # producer
-    "request.timeout.ms": 30_000,  # producer
-}
 
 SIDES: dict[str, str] = {
     "transaction.timeout.ms": "producer",
@@ -41,6 +28,18 @@ SIDES: dict[str, str] = {
     "delivery.timeout.ms": "producer",
     "request.timeout.ms": "producer",
 }
+
+
+def _defaults() -> dict[str, int]:
+    """The analyze thresholds' defaults, from lint's one table of versioned defaults (newest Kafka;
+    producer.id.expiration.ms, unknown before 3.4, falls back to the broker's own fallback)."""
+    code = lint_defaults.version_code(lint_defaults.DEFAULT_KAFKA_VERSION)
+    table = {**lint_defaults.java_producer(code), **lint_defaults.broker(code)}
+    return {key: int(table[key]) for key in SIDES}  # type: ignore[arg-type]
+
+
+#: Kafka defaults for the keys the rules use (from kafkadiag.lint.defaults: one table for lint and analyze).
+DEFAULTS: dict[str, int] = _defaults()
 
 
 class ConfigError(ValueError):
@@ -78,65 +77,76 @@ class EffectiveConfig:
             for v in sorted(self.values.values(), key=lambda c: c.key)
         ]
 
-    def overlay_entries(self, path: str, entries: list) -> None:
-        """Take the relevant keys of a configuration input (any dialect: ``producer.``/``spring.kafka...``
-        prefixes are read by their last part) where only the default is known so far."""
-        for entry in entries:
-            key = next((k for k in DEFAULTS if entry.key == k or entry.key.endswith("." + k)), None)
-            if key is None or not self.values[key].is_default:
+    def overlay_config(self, cfg: object) -> None:
+        """Take the relevant values of a configuration input where only the default is known so far.
+
+        ``cfg`` is a parsed ``kafkadiag.lint.model.ConfigFile`` with its dialect set; its values are
+        read exactly as lint reads them (the same rows: a Spring producer's
+        ``spring.kafka.producer.properties.transaction.timeout.ms``, a compose broker's
+        ``KAFKA_TRANSACTION_MAX_TIMEOUT_MS``). Values that are not numbers are lint's to report."""
+        for key, entry in _relevant(cfg):
+            if not self.values[key].is_default:
                 continue
             try:
                 value = int(str(entry.value).strip())
             except ValueError:
-                continue  # lint reports values that are not numbers
+                continue
             if 0 < value <= LONG_MAX:
-                self.values[key] = ConfigValue(key, value, f"{path}:{entry.line}")
+                self.values[key] = ConfigValue(key, value, f"{cfg.path}:{entry.line}")  # type: ignore[attr-defined]
 
     def load_properties(self, path: str) -> None:
-        """Overlay the relevant keys of a Java .properties file (producer or broker)."""
-        for key, raw, line in _iter_properties(path):
-            if key not in DEFAULTS:
+        """Overlay the relevant keys of a ``--config`` file (any format lint reads: properties,
+        Spring YAML, compose, Strimzi...); a relevant value that is not a usable number is an error."""
+        from .lint.load import InputError, read_config
+
+        try:
+            cfg = read_config(Path(path), path)
+        except FileNotFoundError:
+            raise ConfigError(f"no such config file: {path}") from None
+        except InputError as exc:
+            raise ConfigError(str(exc) if str(exc).startswith(path) else f"cannot read config file {path}: {exc}") from None
+        for unit in _units(cfg):
+            for key, entry in _relevant(unit):
+                raw = entry.value.strip()
+                line = entry.line
+                try:
+                    value = int(raw)
+                except ValueError:
+                    raise ConfigError(f"{path}:{line}: {key}={raw!r} is not a whole number of milliseconds") from None
+                if value <= 0:
+                    raise ConfigError(f"{path}:{line}: {key}={value} must be positive")
+                if value > LONG_MAX:
+                    raise ConfigError(f"{path}:{line}: {key}={value} is out of range (at most {LONG_MAX})")
+                self.values[key] = ConfigValue(key, value, f"{path}:{line}")
+
+
+def _units(cfg: object) -> list:
+    """The configs lint reads from a parsed file: a source's (compose, Strimzi...) or the file itself."""
+    from .lint.detect import detect_dialect
+    from .lint.sources import expand
+
+    found = expand(cfg)  # type: ignore[arg-type]
+    units = list(found[1]) if found else []
+    if found is None or found[0] in ("spring-cloud-stream", "spring-section"):
+        dialect = detect_dialect(cfg)  # type: ignore[arg-type]
+        if dialect:
+            cfg.dialect = dialect  # type: ignore[attr-defined]
+            units.append(cfg)
+    return units
+
+
+def _relevant(cfg: object) -> list:
+    """(key, entry) of every threshold key ``cfg`` sets, taken from the side the key belongs to."""
+    from .lint.rows import build_rows
+
+    if not getattr(cfg, "dialect", ""):
+        return []
+    out = []
+    for row in build_rows(cfg):  # type: ignore[arg-type]
+        for key, side in SIDES.items():
+            if (side == "broker") != (row.role in ("broker", "topic")):
                 continue
-            try:
-                value = int(raw.strip())
-            except ValueError:
-                raise ConfigError(f"{path}:{line}: {key}={raw!r} is not a whole number of milliseconds") from None
-            if value <= 0:
-                raise ConfigError(f"{path}:{line}: {key}={value} must be positive")
-            if value > LONG_MAX:
-                raise ConfigError(f"{path}:{line}: {key}={value} is out of range (at most {LONG_MAX})")
-            self.values[key] = ConfigValue(key, value, f"{path}:{line}")
-
-
-def _iter_properties(path: str) -> Iterator[tuple[str, str, int]]:
-    """Java .properties: `key=value`, `key: value` or `key value`, # and ! comments, \\ continuations."""
-    try:
-        text = read_small(path, MAX_CONFIG_BYTES, "configuration file").decode("utf-8", errors="replace")
-    except FileNotFoundError:
-        raise ConfigError(f"no such config file: {path}") from None
-    except OSError as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
-    except TooLarge as exc:
-        raise ConfigError(f"{path}: {exc}") from None
-    pending = ""
-    start = 0
-    for number, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not pending and (not line or line[0] in "#!"):
-            continue
-        if not pending:
-            start = number
-        if line.endswith("\\") and not line.endswith("\\\\"):
-            pending += line[:-1]
-            continue
-        line = pending + line
-        pending = ""
-        for i, ch in enumerate(line):
-            if ch in "=: \t":
-                key, rest = line[:i], line[i + 1 :].lstrip()
-                if ch in " \t" and rest[:1] in ("=", ":"):
-                    rest = rest[1:].lstrip()
-                yield key.strip(), rest, start
-                break
-        else:
-            yield line, "", start
+            entry = row.entry(side, key)
+            if entry is not None:
+                out.append((key, entry))
+    return out

@@ -81,7 +81,7 @@ def v2_possible(reports: Iterable[InputReport]) -> bool:
 def build_facts(collected: Collected, config: EffectiveConfig, now_ms: int | None) -> dict[str, pd.DataFrame]:
     """Fact stage: run-wide values first (v2 possible, ``--now``, config), then every fact table."""
     for cfg in collected.configs:
-        config.overlay_entries(cfg.path, cfg.entries)
+        config.overlay_config(cfg)
     return build_fact_tables(
         collected.events,
         config.as_mapping(),

@@ -6,6 +6,15 @@ positions, split into one row per client or broker, and turned into the ``config
 that the YAML rules in ``rules/lint-*.yaml`` read, through the same engine analyze uses.
 """
 
-from .run import LintOptions, LintResult, run_lint
+from __future__ import annotations
 
 __all__ = ["LintOptions", "LintResult", "run_lint"]
+
+
+def __getattr__(name: str):  # type: ignore[no-untyped-def]
+    """The run API, imported on first use: ``kafkadiag.config`` reads ``lint.defaults`` without it."""
+    if name in __all__:
+        from . import run
+
+        return getattr(run, name)
+    raise AttributeError(name)

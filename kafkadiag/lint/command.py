@@ -79,6 +79,7 @@ def lint(
     rules: list[Path] = typer.Option([], "--rules", metavar="DIR", help="Directory of extra YAML rules (repeatable)."),
     idle: list[str] = typer.Option([], "--idle", metavar="DURATION", help="GLOB=DURATION: longest idle gap of matching transactional.ids, e.g. 'reports-*=10d' (repeatable)."),
     color: Optional[bool] = typer.Option(None, "--color/--no-color", help="Force colours on or off (default: on for a terminal)."),
+    profile: Optional[str] = typer.Option(None, "--profile", metavar="NAME", help="Spring / Quarkus / Micronaut profile(s) to resolve, comma-separated (default: the default profile; Quarkus: prod)."),
 ) -> None:
     """Lint Kafka client and broker configs for transaction and exactly-once pitfalls (CI and pre-commit)."""
     try:
@@ -92,6 +93,7 @@ def lint(
             rule_dirs=[str(r) for r in rules],
             idle=_idle(idle),
             settings=settings,
+            profile=profile,
         )
         if diff and fix:
             raise _Usage("--diff and --fix exclude each other (--diff shows what --fix would write)")
@@ -234,13 +236,17 @@ def build_report(result: LintResult) -> Report:
     roles: dict[str, list[str]] = {}
     for row in result.facts.rows:
         roles.setdefault(row.cfg.path, []).append(row.role)
+    kinds: dict[str, list[str]] = {}
+    for cfg in result.files:
+        kinds.setdefault(cfg.path, []).append(cfg.dialect)
+    unique = list({cfg.path: cfg for cfg in reversed(result.files)}.values())[::-1]
     inputs = [
-        {"path": cfg.path, "kind": cfg.dialect, "era": cfg.fmt, "lines": len(cfg.lines), "skipped": 0,
-         "roles": ",".join(dict.fromkeys(roles.get(cfg.path, [])))}
-        for cfg in result.files
+        {"path": cfg.path, "kind": ",".join(dict.fromkeys(kinds[cfg.path])), "era": cfg.fmt, "lines": len(cfg.lines),
+         "skipped": 0, "roles": ",".join(dict.fromkeys(roles.get(cfg.path, [])))}
+        for cfg in unique
     ]
     stats = {
-        "files": len(result.files),
+        "files": len(unique),
         "configs": len(result.facts.rows),
         "suppressed": result.suppressed,
         "fixable": sum(1 for f in result.findings if id(f) in result.plan.fixable),

@@ -74,6 +74,7 @@ def broker(code: int) -> dict[str, object]:
         "transactional.id.expiration.ms": 604_800_000,
         "producer.id.expiration.ms": 86_400_000 if code >= 304 else None,
         "transaction.abort.timed.out.transaction.cleanup.interval.ms": 10_000,
+        "transaction.remove.expired.transaction.cleanup.interval.ms": 3_600_000,
     }
 
 

@@ -20,6 +20,7 @@ import pandas as pd
 from ..facts.registry import CONFIGS
 from . import defaults
 from .idshape import id_shape
+from .keycheck import suggestion
 from .model import ConfigFile, Entry
 from .rows import Row
 from .secrets import is_plaintext_secret
@@ -27,11 +28,11 @@ from .secrets import is_plaintext_secret
 TEXT_COLUMNS = {
     "file", "dialect", "role", "section", "kafka_version", "transactional_id", "topic", "transactional_id_shape",
     "idempotence_config", "acks", "isolation_level", "processing_guarantee", "delivery_guarantee",
-    "deployment_txn", "plaintext_secret_keys",
+    "deployment_txn", "plaintext_secret_keys", "unknown_key_list", "ignored_key_list",
 }
 BOOL_COLUMNS = {
     "transactional", "idempotence_requested", "enable_idempotence", "max_in_flight_set", "delivery_timeout_set",
-    "transaction_timeout_set", "socket_timeout_set", "eos", "unclean_leader_election", "broker_given",
+    "transaction_timeout_set", "socket_timeout_set", "eos", "unclean_leader_election", "broker_given", "reads_txn_output",
 }
 EOS_GUARANTEES = ("exactly_once", "exactly_once_beta", "exactly_once_v2")
 
@@ -50,6 +51,7 @@ def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = 
     code = defaults.version_code(version)
     own = [_row_values(row, code) for row in rows]
     deployment, deployment_sources = _deployment(rows, own, code)
+    txn_rows = [row for row, (values, _) in zip(rows, own) if values.get("transactional")]
     secrets = _secrets({id(r.cfg): r.cfg for r in rows}.values())
     records: list[dict[str, object]] = []
     sources: list[dict[str, list[Entry]]] = []
@@ -59,6 +61,7 @@ def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = 
         _cross(record, deployment, row)
         known = _known_idle(str(record.get("transactional_id") or ""), idle or {})
         record["known_idle_ms"] = known
+        record["reads_txn_output"] = _reads_txn_output(row, txn_rows)
         record["recommended_expiration_ms"] = min(defaults.INT_MAX, known * 2) if known > 0 else -1
         count, names, entries = secrets.get(id(row.cfg), (0, "", []))
         record["plaintext_secrets"], record["plaintext_secret_keys"] = count, names
@@ -70,6 +73,22 @@ def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = 
         records.append(record)
         sources.append(src)
     return Facts(_frame(records), rows, sources)
+
+
+def _reads_txn_output(row: Row, txn_rows: list[Row]) -> bool:
+    """Whether the files show this consumer reading what a transactional producer writes: their
+    topics meet, or (topics unknown on either side) the producer is another application, i.e. in
+    another file linted with it. A producer in the consumer's own file with no topic in common is
+    the same application writing its own output."""
+    if row.role != "consumer":
+        return False
+    for producer in txn_rows:
+        if row.cfg.topics and producer.cfg.topics:
+            if set(row.cfg.topics) & set(producer.cfg.topics):
+                return True
+        elif producer.cfg.path != row.cfg.path:
+            return True
+    return False
 
 
 def _frame(records: list[dict[str, object]]) -> pd.DataFrame:
@@ -153,6 +172,41 @@ def _word(entry: Entry | None, default: str = "") -> str:
 # --- one row ---------------------------------------------------------------------------------
 
 def _row_values(row: Row, code: int) -> tuple[dict[str, object], dict[str, list[Entry]]]:
+    values, src = _row_own_values(row, code)
+    _key_problems(row, values, src)
+    return values, src
+
+
+def _key_problems(row: Row, values: dict[str, object], src: dict[str, list[Entry]]) -> None:
+    """Misspelt keys (with the real key meant) and settings the framework or client never uses."""
+    unknown: list[tuple[Entry, str]] = []
+    if row.dialect not in ("librdkafka", "flink") and row.cfg.fmt != "describe":
+        seen: set[int] = set()
+        for view in row.views.values():
+            for key, entry in view.items():
+                if id(entry) in seen:
+                    continue
+                seen.add(id(entry))
+                meant = suggestion(key)
+                if meant:
+                    unknown.append((entry, meant))
+    unknown.sort(key=lambda p: (p[0].line, p[0].column))
+    values["unknown_keys"] = len(unknown)
+    values["unknown_key_list"] = ", ".join(f"{e.key} (did you mean {m}?)" for e, m in unknown)
+    src["unknown_keys"] = src["unknown_key_list"] = [e for e, _ in unknown]
+    ignored = list(row.ignored)
+    if values.get("eos"):
+        tid = row.entry("producer", "transactional.id")
+        if tid is not None:
+            ignored.append((tid, "nothing: Kafka Streams sets transactional.id itself under exactly-once"))
+    ignored.sort(key=lambda p: (p[0].line, p[0].column))
+    values["ignored_keys"] = len(ignored)
+    values["ignored_key_list"] = ", ".join(f"{e.key} (belongs in {where})" if not where.startswith("nothing")
+                                           else f"{e.key} ({where[len('nothing: '):]})" for e, where in ignored)
+    src["ignored_keys"] = src["ignored_key_list"] = [e for e, _ in ignored]
+
+
+def _row_own_values(row: Row, code: int) -> tuple[dict[str, object], dict[str, list[Entry]]]:
     if row.role in ("broker", "topic"):
         return _broker_values(row, code)
     values: dict[str, object] = {}
@@ -198,6 +252,8 @@ def _producer_values(row: Row, code: int, values: dict[str, object], src: dict[s
         tid, tid_entry, transactional = (app.value.strip() if app else ""), app, eos
     else:
         transactional = bool(tid)
+        if not transactional and row.cfg.txn_hint is not None:
+            transactional, tid_entry = True, row.cfg.txn_hint  # Connect assigns the transactional.id itself
     values["transactional"] = transactional
     values["transactional_id"] = tid
     values["transactional_id_shape"] = id_shape(tid) if transactional and not streams else ""
@@ -218,6 +274,13 @@ def _producer_values(row: Row, code: int, values: dict[str, object], src: dict[s
             enabled = True
         else:
             enabled = bool(base["enable.idempotence"])
+    if requested:
+        # The client fills in what idempotence needs when the user left it unset (Java before 3.0:
+        # acks=all and unbounded retries; librdkafka likewise): an unset acks is not "acks=1".
+        if acks_e is None:
+            acks = "all"
+        if retries_e is None:
+            retries = defaults.INT_MAX
     mif = _int(mif_e, base["max.in.flight.requests.per.connection"])
     if rdk and enabled and mif_e is None:
         mif = min(int(mif or 5), 5)
@@ -284,9 +347,14 @@ def _broker_values(row: Row, code: int) -> tuple[dict[str, object], dict[str, li
     if row.role == "topic":
         return values, src
     rf, isr = get("transaction.state.log.replication.factor"), get("transaction.state.log.min.isr")
-    values["txn_state_replication_factor"] = _int(rf, base["transaction.state.log.replication.factor"])
-    values["txn_state_min_isr"] = _int(isr, base["transaction.state.log.min.isr"])
+    # An image that ships its own server.properties (Bitnami, wurstmeister) sets unset keys itself: unknown here.
+    builtin = row.cfg.image_defaults
+    values["txn_state_replication_factor"] = _int(rf, base["transaction.state.log.replication.factor"] if builtin else None)
+    values["txn_state_min_isr"] = _int(isr, base["transaction.state.log.min.isr"] if builtin else None)
+    values["broker_count"] = row.cfg.broker_count if row.cfg.broker_count else None
+    values["recommended_txn_min_isr"] = min(2, max(1, (row.cfg.broker_count or 3) - 1)) if row.cfg.broker_count else 2
     src["txn_state_replication_factor"], src["txn_state_min_isr"] = _some(rf), _some(isr)
+    src["broker_count"] = []
     for column, key in _BROKER_COLUMNS.items():
         e = get(key)
         default = base[key]

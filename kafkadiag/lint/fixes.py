@@ -82,6 +82,8 @@ def _edit(row, entry: Entry | None, side: str, key: str, value: str, rule: str, 
         return Edit(cfg, entry, entry.key, value, rule, entry.doc)
     write = row.write_key(side, key)
     if write is None:
+        where = f" ({row.section})" if row.section else ""
+        plan.notes.append(f"{rule}: {cfg.path}{where} has no place to add {key} automatically; set it to {value}")
         return None
     return Edit(cfg, None, write, value, rule, row.doc)
 

@@ -158,6 +158,23 @@ def spring_key(key: str) -> tuple[str, str] | None:
     return (scope, java) if java else None
 
 
+def spring_unbound(key: str) -> tuple[str, str] | None:
+    """(scope, Kafka key) of a ``spring.kafka.<scope>.*`` name that Spring Boot has no property for but
+    that spells a Kafka key (``spring.kafka.producer.enable-idempotence``): Boot never passes it to the
+    client; it belongs under ``spring.kafka.<scope>.properties.``."""
+    parts = key.split(".")
+    if len(parts) < 4 or spring_relaxed(parts[0]) != "spring" or spring_relaxed(parts[1]) != "kafka":
+        return None
+    scope = spring_relaxed(parts[2])
+    if scope not in ("producer", "consumer", "streams") or spring_relaxed(parts[3]) == "properties":
+        return None
+    relaxed = "".join(spring_relaxed(p) for p in parts[3:])
+    for java in kafka_keys():
+        if java.replace(".", "") == relaxed and java not in SPRING_SCOPED[scope].values():
+            return scope, java
+    return None
+
+
 def spring_property(scope: str, java_key: str) -> str:
     """The ``spring.kafka.*`` name to write a Java key under, for a scope."""
     named = _SPRING_WRITTEN.get(java_key)

@@ -12,11 +12,16 @@ from .describe import looks_like_describe, parse_describe
 from .model import ConfigFile, Entry
 from .properties import parse_properties
 from .secrets import is_sensitive
+from .sources.notconfig import is_template
 from .yamlconf import ParseError, parse_yaml
 
 
 class InputError(ValueError):
     """A file that cannot be read or parsed; the message names it."""
+
+
+class NotAConfig(InputError):
+    """A file that is not a configuration (a Helm or Jinja template): passed over, counted."""
 
 
 class UnreadableError(InputError):
@@ -32,6 +37,8 @@ def read_config(path: Path, shown: str, explicit: bool = True, text: str | None 
         text = text[1:]
     if too_deep(text):
         raise InputError(f"{shown}: nested deeper than {MAX_NESTING} levels: not read")
+    if is_template(text):
+        raise NotAConfig(f"{shown}: a template ({{{{ }}}} or {{% %}}), not a configuration: skipped")
     fmt = sniff_format(text, path.suffix.lower())
     cfg = ConfigFile(path=shown, text=text, fmt=fmt, explicit=explicit)
     try:

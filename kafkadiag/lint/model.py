@@ -8,6 +8,7 @@ rest of the file (order, comments, formatting) stays byte for byte as it was.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Callable
 
 MASK = "********"
 
@@ -25,6 +26,8 @@ class Entry:
     section: str = ""  # JSON/YAML section or kafka-configs entity the entry belongs to
     explicit: bool = True  # False for kafka-configs values that are the broker's built-in default
     secret: bool = False
+    items: list["Entry"] = field(default_factory=list)  # YAML sequence items of scalars, each with its own place
+    maps: list[list["Entry"]] = field(default_factory=list)  # YAML sequence items that are mappings, keys relative to the item
 
     @property
     def shown(self) -> str:
@@ -48,6 +51,17 @@ class ConfigFile:
     file_id: int = 0
     explicit: bool = True  # named on the command line (parse errors are fatal) rather than found in a directory
     structure: object = None  # format-specific data the fixer needs (YAML node trees)
+    source: str = ""  # where in the file a derived config comes from ("compose service kafka1", "Strimzi Kafka my-cluster")
+    unit_doc: int = 0  # YAML document a derived config's missing keys are added to
+    writer: Callable[[str, str], str | None] | None = None  # (side, Kafka key) → key to add in the file's own spelling (sources.base.KeyWriter)
+    broker_count: int | None = None  # brokers the file shows for the cluster it configures (compose services, replicas)
+    origin: list[Entry] | None = None  # every entry of the whole file, for a derived config (secrets stay masked)
+    profile: str | None = None  # framework profile(s) the run resolves (None: the default profile)
+    ignored: list[tuple[Entry, str]] = field(default_factory=list)  # settings the framework never passes on, and why
+    txn_hint: Entry | None = None  # the setting that makes this client transactional without a transactional.id (Connect EOS)
+    topics: tuple[str, ...] = ()  # topics the derived client writes or reads, when the file names them
+    role_hint: str = ""  # the one client role a derived config configures ('' = judge from its keys)
+    image_defaults: bool = True  # unset broker keys take Kafka's built-in defaults (False: the image ships its own)
 
     @property
     def lines(self) -> list[str]:
@@ -56,14 +70,14 @@ class ConfigFile:
 
     def secret_lines(self) -> set[int]:
         """Lines that hold any part of a sensitive value; output never shows them."""
-        return {n for e in self.entries if e.secret for n in e.lines}
+        return {n for e in (self.origin or self.entries) + self.entries if e.secret for n in e.lines}
 
     def shown_line(self, number: int) -> str:
         """Line ``number`` (1-based) with a sensitive value replaced by the mask."""
         lines = self.lines
         if not 1 <= number <= len(lines):
             return ""
-        for e in self.entries:
+        for e in [*self.entries, *(self.origin or [])]:
             if e.secret and number in e.lines:
                 return _masked_line(self, e, number, lines[number - 1])
         return lines[number - 1]

@@ -21,6 +21,7 @@ from .keys import (
     librdkafka_key,
     spring_key,
     spring_property,
+    spring_unbound,
     streams_client_key,
 )
 from .model import ConfigFile, Entry
@@ -38,6 +39,7 @@ class Row:
     prefix: str = ""  # JSON/YAML section prefix of the row's keys
     topic: str = ""
     doc: int = 0  # YAML document keys are added to
+    ignored: list[tuple[Entry, str]] = field(default_factory=list)  # (setting, where it should go) the client never sees
 
     def view(self, side: str) -> View:
         if side in self.views:
@@ -64,6 +66,13 @@ class Row:
         """The key to add to this row's file for ``key`` on ``side``; None when it cannot be added."""
         if self.cfg.fmt == "describe":
             return None
+        if self.cfg.writer is not None:
+            inner = self._inner_key(side, key)
+            return self.cfg.writer(side, inner) if inner else None
+        return self._inner_key(side, key)
+
+    def _inner_key(self, side: str, key: str) -> str | None:
+        """The key as this row's dialect spells it (before a source puts it in its place)."""
         if self.dialect == "spring":
             scope = side if side in ("producer", "consumer", "streams") else self.role
             return spring_property(scope, key)
@@ -86,6 +95,16 @@ _MAIN_VIEW = {"producer": "producer", "consumer": "consumer", "streams": "stream
 
 def build_rows(cfg: ConfigFile) -> list[Row]:
     """The rows of one file in its dialect (``cfg.dialect`` must be set)."""
+    rows = _dialect_rows(cfg)
+    if cfg.source:
+        for row in rows:
+            row.section = f"{cfg.source}" + (f" ({row.section})" if row.section else "")
+            row.doc = cfg.unit_doc
+            row.ignored = list(cfg.ignored)
+    return rows
+
+
+def _dialect_rows(cfg: ConfigFile) -> list[Row]:
     builder = {
         "java": _clients,
         "librdkafka": _clients,
@@ -119,7 +138,7 @@ def _clients(cfg: ConfigFile) -> list[Row]:
     groups: dict[str, list[Entry]] = {}
     for e in cfg.entries:
         section = ""
-        if cfg.fmt in ("yaml", "json") and normal(e.key) not in known and "." in e.key:
+        if not cfg.source and cfg.fmt in ("yaml", "json") and normal(e.key) not in known and "." in e.key:
             head, rest = e.key.split(".", 1)
             if normal(rest) in known:
                 section = head
@@ -130,7 +149,7 @@ def _clients(cfg: ConfigFile) -> list[Row]:
         view = _last_wins(entries, lambda e: normal(e.key[cut:]))
         if section and not set(view) & known:
             continue
-        for role in _roles(view):
+        for role in [cfg.role_hint] if cfg.role_hint else _roles(view):
             rows.append(Row(cfg, role, cfg.dialect, section, {role: view, "client": view}, f"{section}." if section else ""))
     return rows
 
@@ -153,34 +172,43 @@ def _streams(cfg: ConfigFile) -> list[Row]:
 
 
 def _spring(cfg: ConfigFile) -> list[Row]:
-    """Spring Boot: producer, consumer and Streams rows per profile document (documents after the
-    first overlay the first, as profiles overlay the default)."""
-    docs = sorted({e.doc for e in cfg.entries})
+    """Spring Boot: producer, consumer and Streams rows of the profile in force.
+
+    As Spring resolves them: documents without a profile condition apply in order (a later one
+    overrides an earlier one); a document for a profile (``spring.config.activate.on-profile``,
+    ``spring.profiles``) applies only when that profile is active (``--profile``)."""
+    from .sources.frameworks import active_entries
+
+    active = active_entries(cfg, cfg.profile, quarkus=False)
+    scoped: dict[str, View] = {s: {} for s in ("common", "producer", "consumer", "streams", "template")}
+    ignored: dict[str, list[tuple[Entry, str]]] = {s: [] for s in ("producer", "consumer", "streams")}
+    for e in active:
+        mapped = spring_key(e.key)
+        if mapped:
+            scoped[mapped[0]][mapped[1]] = e
+            continue
+        unbound = spring_unbound(e.key)
+        if unbound and unbound[0] in ignored:
+            ignored[unbound[0]].append((e, spring_property(unbound[0], unbound[1])))
+    label = f"profile {cfg.profile}" if cfg.profile else ""
+    last_doc = max((e.doc for e in active), default=0)
     rows: list[Row] = []
-    for doc in docs:
-        entries = [e for e in cfg.entries if e.doc in (0, doc)] if doc else [e for e in cfg.entries if e.doc == 0]
-        scoped: dict[str, View] = {s: {} for s in ("common", "producer", "consumer", "streams", "template")}
-        for e in entries:
-            mapped = spring_key(e.key)
-            if mapped:
-                scoped[mapped[0]][mapped[1]] = e
-        label = f"document {doc + 1}" if doc else ""
-        before = len(rows)
-        for role in ("producer", "consumer", "streams"):
-            own = scoped[role] | (scoped["template"] if role == "producer" else {})
-            if not own:
-                continue
-            view = {**scoped["common"], **scoped[role]}
-            if role == "producer":
-                view.update(scoped["template"])
-            section = f"spring.kafka.{role}" + (f" ({label})" if label else "")
-            views = {role: view, "client": view}
-            if role == "streams":
-                views["producer"] = view
-            rows.append(Row(cfg, role, "spring", section, views, doc=doc))
-        if len(rows) == before and scoped["common"]:
-            rows.append(Row(cfg, "client", "spring", f"spring.kafka ({label})" if label else "spring.kafka",
-                            {"client": scoped["common"]}, doc=doc))
+    for role in ("producer", "consumer", "streams"):
+        own = scoped[role] | (scoped["template"] if role == "producer" else {})
+        if not own:
+            continue
+        view = {**scoped["common"], **scoped[role]}
+        if role == "producer":
+            view.update(scoped["template"])
+        section = f"spring.kafka.{role}" + (f" ({label})" if label else "")
+        views = {role: view, "client": view}
+        if role == "streams":
+            views["producer"] = view
+        rows.append(Row(cfg, role, "spring", section, views, doc=max((e.doc for e in own.values()), default=last_doc),
+                        ignored=ignored[role]))
+    if not rows and scoped["common"]:
+        rows.append(Row(cfg, "client", "spring", f"spring.kafka ({label})" if label else "spring.kafka",
+                        {"client": scoped["common"]}, doc=last_doc))
     return rows
 
 

@@ -19,10 +19,12 @@ from ..ruleset.evaluate import evaluate
 from ..ruleset.model import Rule
 from . import defaults
 from .detect import detect_dialect
+from .sources import expand
+from .sources.notconfig import not_a_config
 from .discover import discover
 from .facts import Facts, build_facts
 from .fixes import Plan, plan_fixes
-from .load import InputError, UnreadableError, read_config
+from .load import InputError, NotAConfig, UnreadableError, read_config
 from .locate import locate
 from .model import ConfigFile
 from .rows import build_rows
@@ -43,6 +45,7 @@ class LintOptions:
     idle: dict[str, int] = field(default_factory=dict)
     settings: Settings = field(default_factory=Settings)
     texts: dict[str, str] = field(default_factory=dict)  # shown path → content to lint instead of the file's
+    profile: str | None = None  # Spring / Quarkus / Micronaut profile to resolve (default: the default profile)
 
 
 @dataclass
@@ -111,23 +114,59 @@ def _read(opts: LintOptions) -> tuple[list[ConfigFile], list[str], list[str], li
     errors: list[str] = []
     notes: list[str] = []
     skipped: list[str] = []
+    passed_over: list[str] = []  # templates and CI files found in folders: one note for all
     for path, shown, explicit in discover(opts.paths, opts.settings.exclude, errors):
         try:
             cfg = read_config(path, shown, explicit, opts.texts.get(shown))
+        except NotAConfig as exc:
+            skipped.append(shown)
+            if explicit:
+                notes.append(str(exc))
+            else:
+                passed_over.append(shown)
+            continue
         except InputError as exc:
             # A file found in a folder may be anything (a large JSON, invalid YAML): a note. One
             # that cannot be read at all leaves the lint incomplete, named or not: an error.
             (errors if explicit or isinstance(exc, UnreadableError) else notes).append(str(exc))
             continue
-        cfg.dialect = opts.dialect or _dialect_setting(shown, opts.settings) or detect_dialect(cfg) or ""
+        forced = opts.dialect or _dialect_setting(shown, opts.settings)
+        units = None if forced else read_sources(cfg, opts.profile)
+        if units is not None:
+            kind, derived = units
+            if kind == "not-a-config":
+                skipped.append(shown)
+                if explicit:
+                    notes.append(f"{shown}: {not_a_config(cfg)}, not a configuration: skipped")
+                else:
+                    passed_over.append(shown)
+                continue
+            files.extend(derived)
+            if not derived and explicit and kind not in ("spring-cloud-stream", "spring-section"):
+                notes.append(f"{shown}: {kind} file with no Kafka client or broker settings to check")
+            if kind not in ("spring-cloud-stream", "spring-section"):
+                continue
+        cfg.profile = opts.profile
+        cfg.dialect = forced or detect_dialect(cfg) or ""
+        if units is not None and cfg.dialect != "spring":
+            continue
         if not cfg.dialect:
             skipped.append(shown)
             if explicit:
                 notes.append(f"{shown}: no Kafka settings recognised; skipped")
             continue
-        cfg.file_id = len(files)
         files.append(cfg)
+    if passed_over:
+        named = ", ".join(passed_over[:3]) + (f" and {len(passed_over) - 3} more" if len(passed_over) > 3 else "")
+        notes.append(f"{len(passed_over)} template or CI file(s) skipped, not configurations: {named}")
+    for i, cfg in enumerate(files):
+        cfg.file_id = i
     return files, errors, notes, skipped
+
+
+def read_sources(cfg: ConfigFile, profile: str | None) -> tuple[str, list[ConfigFile]] | None:
+    """The configs a source detector finds in ``cfg`` (compose, Kubernetes, frameworks), or None."""
+    return expand(cfg, profile)
 
 
 def _dialect_setting(shown: str, settings: Settings) -> str | None:

@@ -99,7 +99,28 @@ def _walk(node: yaml.MappingNode, path: tuple[str, ...], doc: int, entries: list
             entry.quote = value.style if value.style in ('"', "'") else ""
         elif isinstance(value, yaml.SequenceNode):
             entry.value = ",".join(str(item.value) for item in value.value if isinstance(item, yaml.ScalarNode))
+            entry.items = [_item(entry.key, i, item, doc, text) for i, item in enumerate(value.value)
+                           if isinstance(item, yaml.ScalarNode)]
+            entry.maps = [_mapping_item(item, doc, text) for item in value.value if isinstance(item, yaml.MappingNode)]
         entries.append(entry)
+
+
+def _mapping_item(node: yaml.MappingNode, doc: int, text: str) -> list[Entry]:
+    """The entries of one mapping in a sequence (a container, an ``env`` item), keys relative to it.
+
+    Kept apart from the document's own entries so list positions never look like settings."""
+    out: list[Entry] = []
+    _walk(node, (), doc, out, Tree(), text)
+    return out
+
+
+def _item(key: str, index: int, node: yaml.ScalarNode, doc: int, text: str) -> Entry:
+    """One scalar of a sequence (``- KAFKA_ACKS=all`` in a compose ``environment:`` list), placed exactly."""
+    return Entry(
+        key=f"{key}[{index}]", value=str(node.value), line=node.start_mark.line + 1,
+        column=node.start_mark.column + 1, end_line=_end_line(node, text),
+        span=(node.start_mark.index, node.end_mark.index), quote=node.style if node.style in ('"', "'") else "", doc=doc,
+    )
 
 
 def _end_line(node: yaml.Node, text: str) -> int:

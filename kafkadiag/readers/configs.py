@@ -35,26 +35,38 @@ def detect_config(head: bytes) -> tuple[int, str] | None:
     parsed = parse_config(text, "input")
     if parsed is None:
         return None
-    cfg, dialect = parsed
+    units, kind = parsed
+    cfg = units[0]
     if cfg.fmt == "properties" and sum(1 for ln in lines if _PROPERTY.match(ln.lstrip())) < 0.8 * len(lines):
         return None  # prose or a log that happens to hold a few `key=value` lines
-    return max(1, len(cfg.entries)), f"config/{dialect}"
+    return max(1, sum(len(u.entries) for u in units)), f"config/{kind}"
 
 
 def parse_config(text: str, shown: str):
-    """``(ConfigFile, dialect)`` of a text that holds Kafka settings, None otherwise."""
+    """``(configs, kind)`` of a text that holds Kafka settings, None otherwise.
+
+    Read exactly as ``kafkadiag lint`` reads it: a compose file, a Strimzi resource or a framework's
+    application config yields the configs its source detector finds (kind ``compose``,
+    ``kubernetes``, ``quarkus``...); any other file is one config of the dialect its keys show."""
     from kafkadiag.lint.detect import detect_dialect
     from kafkadiag.lint.load import InputError, read_config
+    from kafkadiag.lint.sources import expand
 
     try:
         cfg = read_config(Path(shown), shown, True, text)
     except (InputError, ValueError, RecursionError):
         return None
-    dialect = detect_dialect(cfg) if cfg.entries else None
-    if not dialect:
+    found = expand(cfg) if cfg.entries else None
+    units = list(found[1]) if found else []
+    if found is None or found[0] in ("spring-cloud-stream", "spring-section"):
+        dialect = detect_dialect(cfg) if cfg.entries else None
+        if dialect:
+            cfg.dialect = dialect
+            units.append(cfg)
+    if not units:
         return None
-    cfg.dialect = dialect
-    return cfg, dialect
+    kind = found[0] if found and found[0] not in ("spring-cloud-stream", "spring-section") else units[-1].dialect
+    return units, kind
 
 
 def read_config_input(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, object]]:
@@ -69,10 +81,10 @@ def read_config_input(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str,
     if parsed is None:
         ctx.skip("not a Kafka configuration", max(1, ctx.report.lines))
         return iter(())
-    cfg, dialect = parsed
-    ctx.saw_kind(f"config/{dialect}")
-    ctx.report.events += len(cfg.entries)
-    ctx.configs.append(cfg)
+    units, kind = parsed
+    ctx.saw_kind(f"config/{kind}")
+    ctx.report.events += len({id(e) for u in units for e in u.entries})
+    ctx.configs.extend(units)
     return iter(())
 
 

@@ -65,10 +65,12 @@ def test_fix_adds_missing_key_in_the_files_dialect(lint, write):
         "      group-id: g  # main group\n# trailing comment\n"
     )
     rdk = '{\n  "transactional.id": "t",\n  "message.timeout.ms": 300000\n}\n'
-    folder = write({"streams.properties": streams, "application.yml": spring, "rdkafka.json": rdk})
+    upstream = "transactional.id=upstream-writer\n"  # another application: its output is what the consumer reads
+    folder = write({"streams.properties": streams, "application.yml": spring, "rdkafka.json": rdk,
+                    "upstream.properties": upstream})
     lint(["streams.properties", "--fix"], cwd=folder)
     assert (folder / "streams.properties").read_text() == streams.replace("60000", "5000")
-    lint(["application.yml", "--fix"], cwd=folder)
+    lint(["application.yml", "upstream.properties", "--fix"], cwd=folder)
     assert (folder / "application.yml").read_text() == spring.replace(
         "      group-id: g  # main group\n", "      group-id: g  # main group\n      isolation-level: read_committed\n")
     lint(["rdkafka.json", "--fix"], cwd=folder)

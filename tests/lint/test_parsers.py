@@ -98,18 +98,23 @@ def test_dialect_override(lint, write):
     assert run.json()["inputs"][0]["kind"] == "flink"
 
 
-def test_spring_file_yields_producer_and_consumer_rows(tmp_path):
+def test_spring_file_yields_producer_and_consumer_rows_of_the_profile_in_force(tmp_path):
+    """Spring applies a profile document only when its profile is active, never 'the last document wins'."""
     path = tmp_path / "application.yml"
     path.write_text("spring:\n  kafka:\n    producer:\n      acks: all\n    consumer:\n      group-id: g\n"
                     "---\nspring.config.activate.on-profile: prod\nspring.kafka.consumer.isolation-level: read-committed\n")
     cfg = read_config(path, "application.yml")
     cfg.dialect = detect_dialect(cfg) or ""
     rows = build_rows(cfg)
+    assert [(r.role, r.section) for r in rows] == [("producer", "spring.kafka.producer"), ("consumer", "spring.kafka.consumer")]
+    assert rows[1].value("consumer", "isolation.level") is None
+    cfg.profile = "prod"
+    rows = build_rows(cfg)
     assert [(r.role, r.section) for r in rows] == [
-        ("producer", "spring.kafka.producer"), ("consumer", "spring.kafka.consumer"),
-        ("producer", "spring.kafka.producer (document 2)"), ("consumer", "spring.kafka.consumer (document 2)"),
+        ("producer", "spring.kafka.producer (profile prod)"), ("consumer", "spring.kafka.consumer (profile prod)"),
     ]
-    assert rows[3].value("consumer", "isolation.level") == "read-committed"
+    assert rows[1].value("consumer", "isolation.level") == "read-committed"
+    assert rows[1].value("consumer", "group.id") == "g"
 
 
 def test_streams_prefixes(tmp_path):

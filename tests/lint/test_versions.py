@@ -15,10 +15,14 @@ def test_idempotence_default_on_from_3_0(lint, write):
     assert "PRD004" in lint(["p.properties", "--format", "json", "--kafka-version", "3.0.1"], cwd=folder).rules()
 
 
-def test_acks_default_one_before_3_0(lint, write):
+def test_acks_default_one_before_3_0_is_overridden_for_idempotence(lint, write):
+    """Before 3.0 acks defaulted to 1, but KafkaProducer overrides an unset acks to all when idempotence
+    is on ("Overriding the default acks to all since idempotence is enabled"): only a written acks=1 is refused."""
     folder = write({"p.properties": "enable.idempotence=true\n"})
-    assert "PRD002" in lint(["p.properties", "--format", "json", "--kafka-version", "2.8"], cwd=folder).rules()
+    assert "PRD002" not in lint(["p.properties", "--format", "json", "--kafka-version", "2.8"], cwd=folder).rules()
     assert "PRD002" not in lint(["p.properties", "--format", "json", "--kafka-version", "3.0"], cwd=folder).rules()
+    folder = write({"p.properties": "enable.idempotence=true\nacks=1\n"})
+    assert "PRD002" in lint(["p.properties", "--format", "json", "--kafka-version", "2.8"], cwd=folder).rules()
 
 
 def test_librdkafka_defaults_differ(lint, write):

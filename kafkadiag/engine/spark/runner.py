@@ -118,7 +118,7 @@ class _Run:
         joins = plan_joins(metas, pieces, sizes, self._reread, {i: s.display for i, s in enumerate(specs)})
         reports = [joins.reports.get(i) or InputReport(path=s.display, error=s.error) for i, s in enumerate(specs)]
         for cfg in joins.configs:
-            self.config.overlay_entries(cfg.path, cfg.entries)
+            self.config.overlay_config(cfg)
         if joins.replaced:
             replaced = joins.replaced
             results = results.filter(lambda r: r[0] not in replaced)

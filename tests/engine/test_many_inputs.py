@@ -1,14 +1,13 @@
-"""Many small inputs cost time in proportion to their number, through the whole pipeline.
+"""Many small inputs, each with its own incident, through the whole pipeline: each keeps its own finding.
 
-A guard over every per-input step (sniffing, reading, reduction, facts per topic, rules,
-correlation): four times the inputs must take about four times as long, not sixteen. What a
-folder of 50,000 dumps costs in absolute terms is measured by ``benchmarks/many_files.py``;
-the quadratic correlation found there has its own test in ``test_correlate.py``.
+Every per-input step (sniffing, reading, reduction, facts per topic, rules, correlation) runs
+hundreds of times; no input's finding may be lost or merged into another's. What a folder of
+50,000 dumps costs is measured by ``benchmarks/many_files.py``; that correlation does not compare
+every pair is counted in ``test_correlate.py``.
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from kafkadiag.config import EffectiveConfig
 from kafkadiag.engine.local import LocalRunner, analyze
 from kafkadiag.ruleset import load_rules
 
-pytestmark = pytest.mark.slow  # hundreds of inputs at two counts, compared
+pytestmark = pytest.mark.slow  # hundreds of inputs, twice
 
 ROOT = Path(__file__).resolve().parents[2]
 FENCED = next(iter(sorted((ROOT / "fixtures" / "cases" / "seed-two-instances" / "input").iterdir()))).read_text()
@@ -32,17 +31,9 @@ def _folder(root: Path, count: int) -> Path:
     return folder
 
 
-def _seconds(folder: Path) -> tuple[float, int]:
-    started = time.perf_counter()
-    result = analyze([str(folder)], RULES, EffectiveConfig.defaults(), runner=LocalRunner(reduce_logs=True))
-    return time.perf_counter() - started, len(result.findings)
-
-
-def test_four_times_the_inputs_take_about_four_times_as_long(tmp_path: Path) -> None:
-    small, large = _folder(tmp_path, 150), _folder(tmp_path, 600)
-    _seconds(small)  # warm
-    small_s, small_findings = min(_seconds(small) for _ in range(2))
-    large_s, large_findings = min(_seconds(large) for _ in range(2))
-    assert (small_findings, large_findings) == (150, 600)  # one fencing finding per partition
-    ratio = large_s / small_s
-    assert ratio < 10, f"4x the inputs took {ratio:.1f}x the time ({small_s:.2f}s -> {large_s:.2f}s)"
+def test_every_input_keeps_its_own_finding(tmp_path: Path) -> None:
+    for count in (150, 600):
+        result = analyze([str(_folder(tmp_path, count))], RULES, EffectiveConfig.defaults(),
+                         runner=LocalRunner(reduce_logs=True))
+        assert len(result.findings) == count  # one fencing finding per partition
+        assert {f.subject.topic for f in result.findings} == {f"topic{i}" for i in range(count)}

@@ -353,3 +353,35 @@ def test_bitnami_helm_extra_env_vars(lint, write):
     folder = write({"values.yaml": values})
     run = lint(["values.yaml", "--format", "json", "--isolated"], cwd=folder)
     assert [f["location"]["line"] for f in run.json()["findings"] if f["rule"] == "BRK003"] == [8]
+
+
+CREDENTIALS = {
+    "kafka.env": "KAFKA_CFG_PROCESS_ROLES=controller,broker\nKAFKA_CLIENT_USERS=user\nKAFKA_CLIENT_PASSWORDS=s3cret-a\n"
+                 "KAFKA_CONTROLLER_PASSWORD=${CONTROLLER_PASSWORD}\n",
+    "docker-compose.yml": "services:\n  kafka:\n    image: bitnami/kafka:3.7\n    environment:\n"
+                          "      - KAFKA_CFG_PROCESS_ROLES=controller,broker\n      - KAFKA_CLIENT_PASSWORDS=s3cret-a\n",
+    "values.yaml": "image:\n  repository: bitnami/kafka\nextraEnvVars:\n  - name: KAFKA_CFG_NUM_PARTITIONS\n    value: \"3\"\n"
+                   "  - name: KAFKA_INTER_BROKER_PASSWORD\n    value: s3cret-a\n",
+    "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kafka-env\ndata:\n  KAFKA_PROCESS_ROLES: broker\n"
+               "  KAFKA_CERTIFICATE_PASSWORD: s3cret-a\n",
+}
+CREDENTIALS["sts.yaml"] = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: kafka\nspec:\n  replicas: 3\n"
+                           "  template:\n    spec:\n      containers:\n        - name: kafka\n          image: bitnami/kafka:3.7\n"
+                           "          env:\n            - name: KAFKA_CFG_PROCESS_ROLES\n              value: broker\n"
+                           "            - name: KAFKA_ZOOKEEPER_PASSWORD\n              value: s3cret-a\n")
+CREDENTIAL_LINES = {"kafka.env": 3, "docker-compose.yml": 6, "values.yaml": 7, "cm.yaml": 7, "sts.yaml": 16}
+
+
+def test_image_credential_variables_are_plaintext_secrets(lint, write):
+    """The Bitnami image's SASL and keystore passwords are no Kafka keys, yet committed literally they leak."""
+    for name, text in CREDENTIALS.items():
+        folder = write({name: text})
+        run = lint([name, "--format", "json", "--isolated"], cwd=folder)
+        (finding,) = [f for f in run.json()["findings"] if f["rule"] == "SEC001"]
+        assert finding["location"]["line"] == CREDENTIAL_LINES[name], name
+        assert "CONTROLLER_PASSWORD" not in finding["message"]  # a placeholder is resolved at run time
+        shown = lint([name, "--isolated", "--exit-zero"], cwd=folder)
+        assert "s3cret-a" not in shown.out + shown.err, name
+    placeholders = write({"kafka.env": "KAFKA_CFG_PROCESS_ROLES=broker\nKAFKA_CLIENT_PASSWORDS=${KAFKA_PASSWORDS}\n"})
+    assert "SEC001" not in lint(["kafka.env", "--format", "json", "--isolated"], cwd=placeholders).rules()
+

@@ -385,3 +385,64 @@ def test_image_credential_variables_are_plaintext_secrets(lint, write):
     placeholders = write({"kafka.env": "KAFKA_CFG_PROCESS_ROLES=broker\nKAFKA_CLIENT_PASSWORDS=${KAFKA_PASSWORDS}\n"})
     assert "SEC001" not in lint(["kafka.env", "--format", "json", "--isolated"], cwd=placeholders).rules()
 
+
+MM2_V1BETA2 = """apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaMirrorMaker2
+metadata:
+  name: mm2
+spec:
+  connectCluster: target
+  clusters:
+  - alias: source
+    bootstrapServers: source:9092
+    config:
+      exactly.once.source.support: enabled
+  - alias: target
+    bootstrapServers: target:9092
+    config:
+      exactly.once.source.support: {eos}
+      producer.max.in.flight.requests.per.connection: 6
+  mirrors:
+  - sourceCluster: source
+    targetCluster: target
+    sourceConnector:
+      config:
+        replication.factor: -1
+        producer.override.acks: 1
+"""
+
+
+def test_strimzi_mirror_maker_2_reads_its_connect_cluster_and_connector_producers(lint, write):
+    folder = write({"mm2.yaml": MM2_V1BETA2.format(eos="enabled")})
+    run = lint(["mm2.yaml", "--format", "json", "--isolated"], cwd=folder)
+    found = {(f["rule"], f["location"]["line"]) for f in run.json()["findings"]}
+    assert ("PRD002", 23) in found  # the connector's acks override, transactional through the workers' EOS
+    assert ("PRD004", 16) in found  # the workers' own producer setting, inherited by every source task
+    # only the Connect cluster's config is a worker config: EOS on the source cluster changes nothing
+    plain = write({"mm2.yaml": MM2_V1BETA2.format(eos="disabled")})
+    assert "PRD002" not in lint(["mm2.yaml", "--format", "json", "--isolated"], cwd=plain).rules()
+
+
+def test_strimzi_mirror_maker_2_v1_layout(lint, write):
+    mm2 = """apiVersion: kafka.strimzi.io/v1
+kind: KafkaMirrorMaker2
+metadata:
+  name: mm2
+spec:
+  target:
+    alias: cluster-b
+    bootstrapServers: b:9092
+    config:
+      exactly.once.source.support: enabled
+  mirrors:
+  - source:
+      alias: cluster-a
+      bootstrapServers: a:9092
+    sourceConnector:
+      config:
+        producer.override.retries: 0
+"""
+    folder = write({"mm2.yaml": mm2})
+    run = lint(["mm2.yaml", "--format", "json", "--isolated"], cwd=folder)
+    (finding,) = [f for f in run.json()["findings"] if f["rule"] == "PRD003"]
+    assert finding["location"]["line"] == 17

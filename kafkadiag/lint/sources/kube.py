@@ -1,9 +1,9 @@
 """Kubernetes resources that carry Kafka configs: Strimzi ``Kafka`` (``spec.kafka.config``, with
 the broker count from ``spec.kafka.replicas`` or the broker ``KafkaNodePool`` replicas of the
-same file), ``KafkaConnect`` worker configs (``KafkaMirrorMaker2`` and the other Strimzi kinds are
-recognised, not read), broker and Connect containers of a ``StatefulSet`` / ``Deployment`` / ``Pod``
-(their ``env:`` lists), and a ``ConfigMap`` whose data holds a ``.properties`` payload or
-``KAFKA_*`` broker variables.
+same file), ``KafkaConnect`` worker configs, ``KafkaMirrorMaker2`` (its Connect cluster and its
+connectors' producers, ``mirror2.py``; the other Strimzi kinds are recognised, not read), broker and
+Connect containers of a ``StatefulSet`` / ``Deployment`` / ``Pod`` (their ``env:`` lists), and a
+``ConfigMap`` whose data holds a ``.properties`` payload or ``KAFKA_*`` broker variables.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from ..properties import parse_properties
 from .base import CANNOT_ADD, KeyWriter, derive, renamed
 from .connect import WORKER_KEYS, worker_clients
 from .envnames import BROKER_IMAGES, BUILTIN_DEFAULT_IMAGES, credential_variable, kafka_key
+from .mirror2 import read_mirror_maker2
 
 _STRIMZI = "kafka.strimzi.io/"
 _WORKLOADS = {"StatefulSet": "spec.template.spec.containers", "Deployment": "spec.template.spec.containers",
@@ -43,6 +44,8 @@ def read_kube(cfg: ConfigFile) -> list[ConfigFile] | None:
             recognised = True
             if kind == "KafkaConnect":
                 out.extend(worker_clients(cfg, entries, "spec.config.", f"Strimzi KafkaConnect {_name(docs[doc])}", doc=doc))
+            elif kind == "KafkaMirrorMaker2":
+                out.extend(read_mirror_maker2(cfg, doc, docs[doc], _name(docs[doc])))
         elif kind in _WORKLOADS:
             found = _workload(cfg, doc, docs[doc], kind)
             recognised = recognised or bool(found)

@@ -49,9 +49,9 @@ def read_mirror_maker2(cfg: ConfigFile, doc: int, d: dict[str, Entry], name: str
 
 def _worker_entries(d: dict[str, Entry]) -> tuple[list[Entry], str, str] | None:
     """(entries, key prefix of the worker config, alias) of the cluster the Connect workers run on."""
-    target = d.get("spec.target.alias")
-    if target is not None:  # v1: spec.target
-        return list(d.values()), "spec.target.config.", target.value
+    if any(k.startswith("spec.target.") for k in d):  # v1: spec.target
+        target = d.get("spec.target.alias")
+        return list(d.values()), "spec.target.config.", target.value if target is not None else "target"
     connect = d.get("spec.connectCluster")
     if connect is None or "spec.clusters" not in d:
         return None

@@ -446,3 +446,15 @@ spec:
     run = lint(["mm2.yaml", "--format", "json", "--isolated"], cwd=folder)
     (finding,) = [f for f in run.json()["findings"] if f["rule"] == "PRD003"]
     assert finding["location"]["line"] == 17
+
+
+def test_env_files_are_found_in_folders_and_other_env_files_passed_over(lint, write):
+    """``kafka.env`` / ``.env.production`` hold broker variables; an application's own ``.env`` is no Kafka config."""
+    folder = write({"deploy/kafka.env": "KAFKA_CFG_PROCESS_ROLES=broker\nKAFKA_CLIENT_PASSWORDS=s3cret-a\n",
+                    "deploy/.env.production": "KAFKA_BROKER_ID=1\nKAFKA_TRANSACTION_STATE_LOG_MIN_ISR=2\n"
+                                              "KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR=1\n",
+                    "app/.env": "DB_HOST=localhost\nDB_PASSWORD=hunter2\n"})
+    run = lint([".", "--format", "json", "--isolated"], cwd=folder)
+    found = {(f["rule"], f["location"]["file"]) for f in run.json()["findings"]}
+    assert ("SEC001", "deploy/kafka.env") in found and ("BRK003", "deploy/.env.production") in found
+    assert not any(file.startswith("app") for _, file in found)

@@ -46,7 +46,7 @@ def discover(paths: list[str], exclude: list[str] | None = None,
                 dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
                 for name in sorted(files):
                     f = Path(root) / name
-                    if f.suffix.lower() in SUFFIXES:
+                    if f.suffix.lower() in SUFFIXES or _env_file(name):
                         _add(out, seen, f, str(f), False, exclude)
         elif p.exists():
             if stat.S_ISFIFO(p.stat().st_mode):
@@ -56,6 +56,13 @@ def discover(paths: list[str], exclude: list[str] | None = None,
         else:
             raise DiscoveryError(f"{given}: no such file or directory")
     return out
+
+
+def _env_file(name: str) -> bool:
+    """``.env``, ``.env.production``, ``kafka.env``: compose env files, which hold broker variables as often
+    as a compose file does (a file without any is passed over like every non-Kafka file)."""
+    low = name.lower()
+    return low == ".env" or low.startswith(".env.") or low.endswith(".env")
 
 
 def _add(out: list, seen: set[Path], path: Path, shown: str, explicit: bool, exclude: list[str] | None) -> None:

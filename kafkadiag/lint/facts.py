@@ -435,7 +435,7 @@ def _known_idle(transactional_id: str, idle: Mapping[str, int]) -> int:
 def _secrets(files: Iterable[ConfigFile]) -> dict[int, tuple[int, str, list[Entry]]]:
     out: dict[int, tuple[int, str, list[Entry]]] = {}
     for cfg in files:
-        found = [e for e in cfg.entries if e.secret and is_plaintext_secret(e.key, e.value)]
+        found = [e for e in [*cfg.entries, *cfg.credentials] if e.secret and is_plaintext_secret(e.key, e.value)]
         names = ",".join(dict.fromkeys(e.key for e in found))
         out[id(cfg)] = (len(found), names, found)
     return out

@@ -62,6 +62,7 @@ class ConfigFile:
     topics: tuple[str, ...] = ()  # topics the derived client writes or reads, when the file names them
     role_hint: str = ""  # the one client role a derived config configures ('' = judge from its keys)
     image_defaults: bool = True  # unset broker keys take Kafka's built-in defaults (False: the image ships its own)
+    credentials: list[Entry] = field(default_factory=list)  # image variables holding a credential (KAFKA_CLIENT_PASSWORDS), not Kafka keys
 
     @property
     def lines(self) -> list[str]:
@@ -70,14 +71,14 @@ class ConfigFile:
 
     def secret_lines(self) -> set[int]:
         """Lines that hold any part of a sensitive value; output never shows them."""
-        return {n for e in (self.origin or self.entries) + self.entries if e.secret for n in e.lines}
+        return {n for e in (self.origin or self.entries) + self.entries + self.credentials if e.secret for n in e.lines}
 
     def shown_line(self, number: int) -> str:
         """Line ``number`` (1-based) with a sensitive value replaced by the mask."""
         lines = self.lines
         if not 1 <= number <= len(lines):
             return ""
-        for e in [*self.entries, *(self.origin or [])]:
+        for e in [*self.entries, *self.credentials, *(self.origin or [])]:
             if e.secret and number in e.lines:
                 return _masked_line(self, e, number, lines[number - 1])
         return lines[number - 1]

@@ -14,7 +14,7 @@ SENSITIVE_KEYS = {
     "sasl.oauthbearer.client.secret", "sasl.oauthbearer.config", "ssl.key.password", "ssl.keystore.password",
     "ssl.truststore.password", "ssl.key.pem", "ssl.keystore.key", "ssl_key", "sasl.login.password",
 }
-_SENSITIVE_SUFFIXES = ("password", "jaas.config", "user.info", "secret", "secret.key", "api.key.secret")
+_SENSITIVE_SUFFIXES = ("password", "passwords", "jaas.config", "user.info", "secret", "secret.key", "api.key.secret")
 _PLACEHOLDER = re.compile(r"\$\{[^}]*\}|\{\{[^}]*\}\}|\$\([^)]*\)|^\$[A-Za-z_][A-Za-z0-9_]*$|^<[^>]*>$|^\[hidden\]$|^\*+$")
 _JAAS_SECRET = re.compile(
     r"\b(password|clientSecret|client_secret|secret|token)\s*=\s*(\"(?P<q>(?:[^\"\\]|\\.)*)\"|(?P<u>[^\s;\"]+))",

@@ -353,3 +353,108 @@ def test_bitnami_helm_extra_env_vars(lint, write):
     folder = write({"values.yaml": values})
     run = lint(["values.yaml", "--format", "json", "--isolated"], cwd=folder)
     assert [f["location"]["line"] for f in run.json()["findings"] if f["rule"] == "BRK003"] == [8]
+
+
+CREDENTIALS = {
+    "kafka.env": "KAFKA_CFG_PROCESS_ROLES=controller,broker\nKAFKA_CLIENT_USERS=user\nKAFKA_CLIENT_PASSWORDS=s3cret-a\n"
+                 "KAFKA_CONTROLLER_PASSWORD=${CONTROLLER_PASSWORD}\n",
+    "docker-compose.yml": "services:\n  kafka:\n    image: bitnami/kafka:3.7\n    environment:\n"
+                          "      - KAFKA_CFG_PROCESS_ROLES=controller,broker\n      - KAFKA_CLIENT_PASSWORDS=s3cret-a\n",
+    "values.yaml": "image:\n  repository: bitnami/kafka\nextraEnvVars:\n  - name: KAFKA_CFG_NUM_PARTITIONS\n    value: \"3\"\n"
+                   "  - name: KAFKA_INTER_BROKER_PASSWORD\n    value: s3cret-a\n",
+    "cm.yaml": "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kafka-env\ndata:\n  KAFKA_PROCESS_ROLES: broker\n"
+               "  KAFKA_CERTIFICATE_PASSWORD: s3cret-a\n",
+}
+CREDENTIALS["sts.yaml"] = ("apiVersion: apps/v1\nkind: StatefulSet\nmetadata:\n  name: kafka\nspec:\n  replicas: 3\n"
+                           "  template:\n    spec:\n      containers:\n        - name: kafka\n          image: bitnami/kafka:3.7\n"
+                           "          env:\n            - name: KAFKA_CFG_PROCESS_ROLES\n              value: broker\n"
+                           "            - name: KAFKA_ZOOKEEPER_PASSWORD\n              value: s3cret-a\n")
+CREDENTIAL_LINES = {"kafka.env": 3, "docker-compose.yml": 6, "values.yaml": 7, "cm.yaml": 7, "sts.yaml": 16}
+
+
+def test_image_credential_variables_are_plaintext_secrets(lint, write):
+    """The Bitnami image's SASL and keystore passwords are no Kafka keys, yet committed literally they leak."""
+    for name, text in CREDENTIALS.items():
+        folder = write({name: text})
+        run = lint([name, "--format", "json", "--isolated"], cwd=folder)
+        (finding,) = [f for f in run.json()["findings"] if f["rule"] == "SEC001"]
+        assert finding["location"]["line"] == CREDENTIAL_LINES[name], name
+        assert "CONTROLLER_PASSWORD" not in finding["message"]  # a placeholder is resolved at run time
+        shown = lint([name, "--isolated", "--exit-zero"], cwd=folder)
+        assert "s3cret-a" not in shown.out + shown.err, name
+    placeholders = write({"kafka.env": "KAFKA_CFG_PROCESS_ROLES=broker\nKAFKA_CLIENT_PASSWORDS=${KAFKA_PASSWORDS}\n"})
+    assert "SEC001" not in lint(["kafka.env", "--format", "json", "--isolated"], cwd=placeholders).rules()
+
+
+MM2_V1BETA2 = """apiVersion: kafka.strimzi.io/v1beta2
+kind: KafkaMirrorMaker2
+metadata:
+  name: mm2
+spec:
+  connectCluster: target
+  clusters:
+  - alias: source
+    bootstrapServers: source:9092
+    config:
+      exactly.once.source.support: enabled
+  - alias: target
+    bootstrapServers: target:9092
+    config:
+      exactly.once.source.support: {eos}
+      producer.max.in.flight.requests.per.connection: 6
+  mirrors:
+  - sourceCluster: source
+    targetCluster: target
+    sourceConnector:
+      config:
+        replication.factor: -1
+        producer.override.acks: 1
+"""
+
+
+def test_strimzi_mirror_maker_2_reads_its_connect_cluster_and_connector_producers(lint, write):
+    folder = write({"mm2.yaml": MM2_V1BETA2.format(eos="enabled")})
+    run = lint(["mm2.yaml", "--format", "json", "--isolated"], cwd=folder)
+    found = {(f["rule"], f["location"]["line"]) for f in run.json()["findings"]}
+    assert ("PRD002", 23) in found  # the connector's acks override, transactional through the workers' EOS
+    assert ("PRD004", 16) in found  # the workers' own producer setting, inherited by every source task
+    # only the Connect cluster's config is a worker config: EOS on the source cluster changes nothing
+    plain = write({"mm2.yaml": MM2_V1BETA2.format(eos="disabled")})
+    assert "PRD002" not in lint(["mm2.yaml", "--format", "json", "--isolated"], cwd=plain).rules()
+
+
+def test_strimzi_mirror_maker_2_v1_layout(lint, write):
+    mm2 = """apiVersion: kafka.strimzi.io/v1
+kind: KafkaMirrorMaker2
+metadata:
+  name: mm2
+spec:
+  target:
+    alias: cluster-b
+    bootstrapServers: b:9092
+    config:
+      exactly.once.source.support: enabled
+  mirrors:
+  - source:
+      alias: cluster-a
+      bootstrapServers: a:9092
+    sourceConnector:
+      config:
+        producer.override.retries: 0
+"""
+    folder = write({"mm2.yaml": mm2})
+    run = lint(["mm2.yaml", "--format", "json", "--isolated"], cwd=folder)
+    (finding,) = [f for f in run.json()["findings"] if f["rule"] == "PRD003"]
+    assert finding["location"]["line"] == 17
+
+
+def test_env_files_are_found_in_folders_and_other_env_files_passed_over(lint, write):
+    """``kafka.env`` / ``.env.production`` hold broker variables; an application's own ``.env`` is no Kafka config."""
+    folder = write({"deploy/kafka.env": "KAFKA_CFG_PROCESS_ROLES=broker\nKAFKA_CLIENT_PASSWORDS=s3cret-a\n",
+                    "deploy/.env.production": "KAFKA_BROKER_ID=1\nKAFKA_TRANSACTION_STATE_LOG_MIN_ISR=2\n"
+                                              "KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR=1\n",
+                    "app/.env": "DB_HOST=localhost\nDB_PASSWORD=hunter2\n"})
+    run = lint([".", "--format", "json", "--isolated"], cwd=folder)
+    found = {(f["rule"], f["location"]["file"]) for f in run.json()["findings"]}
+    assert ("SEC001", "deploy/kafka.env") in found and ("BRK003", "deploy/.env.production") in found
+    assert not any(file.startswith("app") for _, file in found)

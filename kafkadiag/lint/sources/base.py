@@ -40,13 +40,17 @@ CANNOT_ADD = KeyWriter(None)
 
 def derive(cfg: ConfigFile, dialect: str, entries: list[Entry], source: str, *,
            writer: KeyWriter = CANNOT_ADD, doc: int = 0,
-           broker_count: int | None = None, image_defaults: bool = True) -> ConfigFile:
-    """A config read from part of ``cfg`` (same path and text), with entries under Kafka's names."""
+           broker_count: int | None = None, image_defaults: bool = True,
+           credentials: list[Entry] | None = None) -> ConfigFile:
+    """A config read from part of ``cfg`` (same path and text), with entries under Kafka's names;
+    ``credentials`` are image variables holding a credential, checked and masked like secret keys."""
     for e in entries:
         e.secret = e.secret or is_sensitive(e.key)
+    for e in credentials or []:
+        e.secret = True
     return dataclasses.replace(
         cfg, entries=entries, origin=cfg.origin or cfg.entries, dialect=dialect, source=source, writer=writer, unit_doc=doc,
-        broker_count=broker_count, image_defaults=image_defaults,
+        broker_count=broker_count, image_defaults=image_defaults, credentials=list(credentials or []),
     )
 
 

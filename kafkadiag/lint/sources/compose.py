@@ -16,7 +16,7 @@ from ..keys import BROKER_KEYS
 from ..model import ConfigFile, Entry
 from .base import CANNOT_ADD, KeyWriter, derive, renamed, with_value
 from .connect import WORKER_KEYS, worker_clients
-from .envnames import kafka_key
+from .envnames import credential_variable, kafka_key
 
 from .envnames import BROKER_IMAGES as _BROKER_IMAGES, BUILTIN_DEFAULT_IMAGES as _BUILTIN_DEFAULT_IMAGES
 _SERVICE = re.compile(r"^services\.([^.]+)\.(image|environment)(?:\.(.+))?$")
@@ -54,7 +54,7 @@ def read_compose(cfg: ConfigFile) -> list[ConfigFile] | None:
         writer = KeyWriter(f"services.{name}.environment.", ("broker",), family) if svc["form"] == "map" else CANNOT_ADD
         builtin = bool(_BUILTIN_DEFAULT_IMAGES.search(svc["image"]))
         out.append(derive(cfg, "broker", entries, f"compose service {name}", writer=writer, doc=svc["doc"],
-                          broker_count=count or None, image_defaults=builtin))
+                          broker_count=count or None, image_defaults=builtin, credentials=_credentials(svc)))
     for name, svc in workers.items():
         out.extend(worker_clients(cfg, _connect_entries(svc), "", f"compose service {name} (Connect)", doc=svc["doc"],
                                   writable=False))
@@ -73,6 +73,19 @@ def _connect_entries(svc: dict) -> list[Entry]:
         elif value is not None:
             out.append(with_value(entry, mapped[0], value.strip(), _value_span(entry, name), ""))
     return out if len(WORKER_KEYS & {e.key for e in out}) >= 2 else []
+
+
+def _credentials(svc: dict) -> list[Entry]:
+    """The service's image variables that hold a credential (``KAFKA_CLIENT_PASSWORDS``), at their values."""
+    out: list[Entry] = []
+    for name, entry, value in svc["env"]:
+        if not credential_variable(name):
+            continue
+        if value is None and svc["form"] == "map":
+            out.append(entry)
+        elif value is not None:
+            out.append(with_value(entry, name, value.strip(), _value_span(entry, name), ""))
+    return out
 
 
 def _is_broker(svc: dict) -> bool:
@@ -123,18 +136,22 @@ def read_env_file(cfg: ConfigFile) -> list[ConfigFile] | None:
     if not all(re.fullmatch(r"[A-Z_][A-Z0-9_]*", e.key) for e in cfg.entries):
         return None
     entries: list[Entry] = []
+    credentials: list[Entry] = []
     family = "confluent"
     for e in cfg.entries:
         mapped = kafka_key(e.key)
-        if not mapped:
+        if not mapped and not credential_variable(e.key):
             continue
-        family = "bitnami" if mapped[1] == "bitnami" else family
         value, span = e.value, e.span
         if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'" and span is not None:
             value, span = value[1:-1], (span[0] + 1, span[1] - 1)
+        if not mapped:
+            credentials.append(with_value(e, e.key, value, span))
+            continue
+        family = "bitnami" if mapped[1] == "bitnami" else family
         entries.append(with_value(e, mapped[0], value, span))
     if not {e.key for e in entries} & (BROKER_KEYS | {"process.roles", "node.id", "broker.id"}):
         return None
 
     return [derive(cfg, "broker", entries, "environment file", writer=KeyWriter("", ("broker",), family),
-                   image_defaults=False)]
+                   image_defaults=False, credentials=credentials)]

@@ -30,6 +30,17 @@ _NOT_KEYS = re.compile(
 )
 
 
+#: Image variables that are not Kafka keys but hold a credential the image writes into its JAAS file or
+#: keystore setup (Bitnami: SASL users' passwords, the keystore password).
+_CREDENTIALS = re.compile(r"(CLIENT_PASSWORDS|INTER_BROKER_PASSWORD|CONTROLLER_PASSWORD|ZOOKEEPER_PASSWORD|CERTIFICATE_PASSWORD)")
+
+
+def credential_variable(name: str) -> bool:
+    """Whether an image variable holds a credential although it is no Kafka key (``KAFKA_CLIENT_PASSWORDS``);
+    committed as a literal it leaks as surely as ``sasl.jaas.config`` would."""
+    return name.startswith("KAFKA_") and bool(_CREDENTIALS.fullmatch(name[len("KAFKA_"):]))
+
+
 def kafka_key(name: str, prefix: str = "KAFKA_") -> tuple[str, str] | None:
     """(Kafka key, family) for an environment variable name, None when it is not a Kafka setting.
 

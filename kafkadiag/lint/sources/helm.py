@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..keys import BROKER_KEYS
 from ..model import ConfigFile, Entry
 from .base import CANNOT_ADD, KeyWriter, derive, renamed
-from .envnames import kafka_key
+from .envnames import credential_variable, kafka_key
 from .kube import properties_block
 
 _BITNAMI_PARAMS = {
@@ -74,6 +74,7 @@ def _confluent(cfg: ConfigFile, keys: dict[str, Entry], prefix: str) -> ConfigFi
 
 def _bitnami(cfg: ConfigFile, keys: dict[str, Entry]) -> ConfigFile:
     entries: list[Entry] = []
+    credentials: list[Entry] = []
     for name, key in _BITNAMI_PARAMS.items():
         if name in keys:
             entries.append(renamed(keys[name], key))
@@ -90,6 +91,8 @@ def _bitnami(cfg: ConfigFile, keys: dict[str, Entry]) -> ConfigFile:
             mapped = kafka_key(own["name"].value) if "name" in own else None
             if mapped and "value" in own:
                 entries.append(renamed(own["value"], mapped[0]))
+            elif "name" in own and "value" in own and credential_variable(own["name"].value):
+                credentials.append(renamed(own["value"], own["name"].value))
     kraft = keys.get("kraft.enabled")
     if kraft is not None and kraft.value.lower() == "false":
         count = _count(keys.get("replicaCount")) or _count(keys.get("broker.replicaCount"))
@@ -99,4 +102,5 @@ def _bitnami(cfg: ConfigFile, keys: dict[str, Entry]) -> ConfigFile:
         count = _count(controllers, keys.get("broker.replicaCount")) or _count(keys.get("replicaCount"))
     has_map = any(k.startswith("overrideConfiguration.") for k in keys)
     return derive(cfg, "broker", entries, "Helm values (bitnami/kafka)", broker_count=count, image_defaults=False,
-                  writer=KeyWriter("overrideConfiguration.", ("broker",)) if has_map else CANNOT_ADD)
+                  writer=KeyWriter("overrideConfiguration.", ("broker",)) if has_map else CANNOT_ADD,
+                  credentials=credentials)

@@ -1,9 +1,9 @@
 """Kubernetes resources that carry Kafka configs: Strimzi ``Kafka`` (``spec.kafka.config``, with
 the broker count from ``spec.kafka.replicas`` or the broker ``KafkaNodePool`` replicas of the
-same file), ``KafkaConnect`` worker configs (``KafkaMirrorMaker2`` and the other Strimzi kinds are
-recognised, not read), broker and Connect containers of a ``StatefulSet`` / ``Deployment`` / ``Pod``
-(their ``env:`` lists), and a ``ConfigMap`` whose data holds a ``.properties`` payload or
-``KAFKA_*`` broker variables.
+same file), ``KafkaConnect`` worker configs, ``KafkaMirrorMaker2`` (its Connect cluster and its
+connectors' producers, ``mirror2.py``; the other Strimzi kinds are recognised, not read), broker and
+Connect containers of a ``StatefulSet`` / ``Deployment`` / ``Pod`` (their ``env:`` lists), and a
+``ConfigMap`` whose data holds a ``.properties`` payload or ``KAFKA_*`` broker variables.
 """
 
 from __future__ import annotations
@@ -13,7 +13,8 @@ from ..model import ConfigFile, Entry, line_offsets
 from ..properties import parse_properties
 from .base import CANNOT_ADD, KeyWriter, derive, renamed
 from .connect import WORKER_KEYS, worker_clients
-from .envnames import BROKER_IMAGES, BUILTIN_DEFAULT_IMAGES, kafka_key
+from .envnames import BROKER_IMAGES, BUILTIN_DEFAULT_IMAGES, credential_variable, kafka_key
+from .mirror2 import read_mirror_maker2
 
 _STRIMZI = "kafka.strimzi.io/"
 _WORKLOADS = {"StatefulSet": "spec.template.spec.containers", "Deployment": "spec.template.spec.containers",
@@ -43,6 +44,8 @@ def read_kube(cfg: ConfigFile) -> list[ConfigFile] | None:
             recognised = True
             if kind == "KafkaConnect":
                 out.extend(worker_clients(cfg, entries, "spec.config.", f"Strimzi KafkaConnect {_name(docs[doc])}", doc=doc))
+            elif kind == "KafkaMirrorMaker2":
+                out.extend(read_mirror_maker2(cfg, doc, docs[doc], _name(docs[doc])))
         elif kind in _WORKLOADS:
             found = _workload(cfg, doc, docs[doc], kind)
             recognised = recognised or bool(found)
@@ -95,9 +98,10 @@ def _workload(cfg: ConfigFile, doc: int, d: dict[str, Entry], kind: str) -> list
         name = own["name"].value if "name" in own else "?"
         if keys & (BROKER_KEYS | {"process.roles", "node.id", "broker.id"}) or (BROKER_IMAGES.search(image) and broker):
             entries = [renamed(value, mapped[0]) for mapped, value in broker]
+            credentials = [renamed(value, n) for n, value in env if value is not None and credential_variable(n)]
             out.append(derive(cfg, "broker", entries, f"{kind} {_name(d)} container {name}", doc=doc,
                               broker_count=replicas if kind != "DaemonSet" else None,
-                              image_defaults=bool(BUILTIN_DEFAULT_IMAGES.search(image))))
+                              image_defaults=bool(BUILTIN_DEFAULT_IMAGES.search(image)), credentials=credentials))
             continue
         workers = [renamed(value, kafka_key(n, "CONNECT_")[0]) for n, value in env  # type: ignore[index]
                    if value is not None and kafka_key(n, "CONNECT_")]
@@ -126,8 +130,10 @@ def _configmap(cfg: ConfigFile, doc: int, entries: list[Entry]) -> list[ConfigFi
     if {key for _, (key, _) in env} & (BROKER_KEYS | {"process.roles", "node.id", "broker.id"}):
         # data: {KAFKA_PROCESS_ROLES: ...} handed to a broker container with envFrom
         family = "bitnami" if any(fam == "bitnami" for _, (_, fam) in env) else "confluent"
+        credentials = [e for e in entries if e.key.startswith("data.") and credential_variable(e.key[len("data."):])]
         out.append(derive(cfg, "broker", [renamed(e, key) for e, (key, _) in env], "ConfigMap environment", doc=doc,
-                          writer=KeyWriter("data.", ("broker",), family), image_defaults=False))
+                          writer=KeyWriter("data.", ("broker",), family), image_defaults=False,
+                          credentials=[renamed(e, e.key[len("data."):]) for e in credentials]))
     for e in entries:
         if not e.key.startswith("data."):
             continue

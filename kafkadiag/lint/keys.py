@@ -158,6 +158,33 @@ def spring_key(key: str) -> tuple[str, str] | None:
     return (scope, java) if java else None
 
 
+def spring_env_property(name: str) -> str | None:
+    """The ``spring.kafka.*`` property an environment variable binds to, as Spring Boot reads the
+    environment (``SPRING_KAFKA_PRODUCER_TRANSACTIONIDPREFIX`` or, the legacy form,
+    ``SPRING_KAFKA_PRODUCER_TRANSACTION_ID_PREFIX``); None for other variables.
+
+    Underscores separate levels, but a property's own dashes are dropped or written as
+    underscores, so the words after the scope are matched against Boot's property names with
+    separators ignored; under ``PROPERTIES_`` the rest is a Kafka key, its underscores dots.
+    """
+    parts = name.lower().split("_")
+    if len(parts) < 4 or parts[:2] != ["spring", "kafka"] or "" in parts:
+        return None
+    scope, rest = parts[2], parts[3:]
+    if scope not in ("producer", "consumer", "streams"):
+        scope, rest = "common", parts[2:]
+    prefix = SPRING_PREFIX if scope == "common" else f"{SPRING_PREFIX}{scope}."
+    if rest[0] == "properties" and len(rest) > 1:
+        return f"{prefix}properties.{'.'.join(rest[1:])}"
+    if scope == "producer" and "".join(rest) == "transactionidprefix":
+        return f"{prefix}transaction-id-prefix"
+    joined = "".join(rest)
+    for relaxed in SPRING_SCOPED[scope]:
+        if relaxed.replace(".", "") == joined:
+            return prefix + relaxed
+    return None
+
+
 def spring_unbound(key: str) -> tuple[str, str] | None:
     """(scope, Kafka key) of a ``spring.kafka.<scope>.*`` name that Spring Boot has no property for but
     that spells a Kafka key (``spring.kafka.producer.enable-idempotence``): Boot never passes it to the

@@ -458,3 +458,36 @@ def test_env_files_are_found_in_folders_and_other_env_files_passed_over(lint, wr
     found = {(f["rule"], f["location"]["file"]) for f in run.json()["findings"]}
     assert ("SEC001", "deploy/kafka.env") in found and ("BRK003", "deploy/.env.production") in found
     assert not any(file.startswith("app") for _, file in found)
+
+
+def test_spring_boot_environment_variables_of_an_application_service(lint, write):
+    """An application service configured through Spring Boot's environment variables (both spellings
+    of a dashed property, map and list forms) is read as the Spring properties they bind to."""
+    from kafkadiag.lint.keys import spring_env_property
+
+    assert spring_env_property("SPRING_KAFKA_PRODUCER_TRANSACTION_ID_PREFIX") == "spring.kafka.producer.transaction-id-prefix"
+    assert spring_env_property("SPRING_KAFKA_PRODUCER_TRANSACTIONIDPREFIX") == "spring.kafka.producer.transaction-id-prefix"
+    assert spring_env_property("SPRING_KAFKA_PRODUCER_PROPERTIES_ENABLE_IDEMPOTENCE") == \
+        "spring.kafka.producer.properties.enable.idempotence"
+    assert spring_env_property("SPRING_DATASOURCE_URL") is None and spring_env_property("SPRING_KAFKA_PRODUCER_FOO") is None
+    compose = ONE_BROKER + """  orders:
+    image: example/orders:1.0
+    environment:
+      SPRING_KAFKA_BOOTSTRAP_SERVERS: kafka:9092
+      SPRING_KAFKA_PRODUCER_TRANSACTION_ID_PREFIX: orders-tx-
+      SPRING_KAFKA_PRODUCER_ACKS: "1"
+  billing:
+    image: example/billing:1.0
+    environment:
+      - SPRING_KAFKA_PRODUCER_PROPERTIES_ENABLE_IDEMPOTENCE=true
+      - SPRING_KAFKA_PRODUCER_PROPERTIES_MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION=10
+      - SPRING_DATASOURCE_URL=jdbc:postgresql://db/billing
+"""
+    folder = write({"docker-compose.yml": compose})
+    run = lint(["docker-compose.yml", "--format", "json", "--isolated"], cwd=folder)
+    found = {(f["rule"], f["location"]["line"]) for f in run.json()["findings"]}
+    assert ("PRD002", 16) in found  # acks=1 next to a transaction-id-prefix, at the ACKS line
+    assert ("PRD004", 21) in found  # 10 requests in flight with idempotence, at that line
+    fixed = lint(["docker-compose.yml", "--fix", "--isolated"], cwd=folder)
+    assert fixed.code in (0, 1), fixed.err
+    assert 'SPRING_KAFKA_PRODUCER_ACKS: "all"' in (folder / "docker-compose.yml").read_text()

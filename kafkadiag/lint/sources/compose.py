@@ -6,13 +6,15 @@ one broker config; the number of such services (controllers-only nodes excepted)
 size. Both ``environment:`` forms are read: the mapping (``KAFKA_ACKS: all``) and the list
 (``- KAFKA_ACKS=all``); values keep their exact span so ``--fix`` rewrites them in place, and a
 missing key is added to a mapping-form ``environment:`` in the image family's spelling.
+An application service configured through Spring Boot's environment variables
+(``SPRING_KAFKA_PRODUCER_TRANSACTION_ID_PREFIX``) is read as the Spring properties they bind to.
 """
 
 from __future__ import annotations
 
 import re
 
-from ..keys import BROKER_KEYS
+from ..keys import BROKER_KEYS, spring_env_property
 from ..model import ConfigFile, Entry
 from .base import CANNOT_ADD, KeyWriter, derive, renamed, with_value
 from .connect import WORKER_KEYS, worker_clients
@@ -58,6 +60,24 @@ def read_compose(cfg: ConfigFile) -> list[ConfigFile] | None:
     for name, svc in workers.items():
         out.extend(worker_clients(cfg, _connect_entries(svc), "", f"compose service {name} (Connect)", doc=svc["doc"],
                                   writable=False))
+    for name, svc in services.items():
+        spring = [] if name in brokers or name in workers else _spring_entries(svc)
+        if spring:
+            out.append(derive(cfg, "spring", spring, f"compose service {name} (Spring Boot)", doc=svc["doc"]))
+    return out
+
+
+def _spring_entries(svc: dict) -> list[Entry]:
+    """An application service's ``SPRING_KAFKA_*`` variables as the Spring properties they bind to."""
+    out: list[Entry] = []
+    for name, entry, value in svc["env"]:
+        key = spring_env_property(name)
+        if not key:
+            continue
+        if value is None and svc["form"] == "map":
+            out.append(renamed(entry, key))
+        elif value is not None:
+            out.append(with_value(entry, key, value.strip(), _value_span(entry, name), ""))
     return out
 
 

@@ -13,6 +13,7 @@ An application service configured through Spring Boot's environment variables
 from __future__ import annotations
 
 import re
+from typing import Callable
 
 from ..keys import BROKER_KEYS, spring_env_property
 from ..model import ConfigFile, Entry
@@ -69,29 +70,12 @@ def read_compose(cfg: ConfigFile) -> list[ConfigFile] | None:
 
 def _spring_entries(svc: dict) -> list[Entry]:
     """An application service's ``SPRING_KAFKA_*`` variables as the Spring properties they bind to."""
-    out: list[Entry] = []
-    for name, entry, value in svc["env"]:
-        key = spring_env_property(name)
-        if not key:
-            continue
-        if value is None and svc["form"] == "map":
-            out.append(renamed(entry, key))
-        elif value is not None:
-            out.append(with_value(entry, key, value.strip(), _value_span(entry, name), ""))
-    return out
+    return _mapped(svc, spring_env_property)
 
 
 def _connect_entries(svc: dict) -> list[Entry]:
     """A Connect worker service's ``CONNECT_*`` variables as worker keys."""
-    out: list[Entry] = []
-    for name, entry, value in svc["env"]:
-        mapped = kafka_key(name, "CONNECT_")
-        if not mapped:
-            continue
-        if value is None and svc["form"] == "map":
-            out.append(renamed(entry, mapped[0]))
-        elif value is not None:
-            out.append(with_value(entry, mapped[0], value.strip(), _value_span(entry, name), ""))
+    out = _mapped(svc, lambda name: (kafka_key(name, "CONNECT_") or ("",))[0])
     return out if len(WORKER_KEYS & {e.key for e in out}) >= 2 else []
 
 
@@ -125,12 +109,18 @@ def _controller_only(svc: dict) -> bool:
 
 
 def _entries(svc: dict) -> list[Entry]:
+    """A broker service's ``KAFKA_*`` variables as broker keys."""
+    return _mapped(svc, lambda name: (kafka_key(name) or ("",))[0])
+
+
+def _mapped(svc: dict, key_of: Callable[[str], str | None]) -> list[Entry]:
+    """The service's variables ``key_of`` names a key for, under that key, each at its value (a
+    mapping's value, or the part after ``NAME=`` of a list item) so that ``--fix`` edits it in place."""
     out: list[Entry] = []
     for name, entry, value in svc["env"]:
-        mapped = kafka_key(name)
-        if not mapped:
+        key = key_of(name)
+        if not key:
             continue
-        key = mapped[0]
         if value is None and svc["form"] == "map":
             out.append(renamed(entry, key))
         elif value is not None:

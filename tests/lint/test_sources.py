@@ -4,6 +4,8 @@ line, and is fixed in place where the format allows."""
 
 from __future__ import annotations
 
+import pytest
+
 from kafkadiag.lint.sources.envnames import env_name, kafka_key
 
 ONE_BROKER = """services:
@@ -236,16 +238,6 @@ def test_confluent_helm_values(lint, write):
     assert "BRK007" in lint(["values.yaml", "--format", "json", "--isolated"], cwd=folder).rules()
 
 
-def test_connect_worker_exactly_once_source_producers_are_transactional(lint, write):
-    worker = ("bootstrap.servers=kafka:9092\ngroup.id=connect-cluster\nkey.converter=org.apache.kafka.connect.json.JsonConverter\n"
-              "offset.storage.topic=connect-offsets\nexactly.once.source.support=enabled\nproducer.acks=1\n")
-    folder = write({"connect-distributed.properties": worker})
-    run = lint(["connect-distributed.properties", "--format", "json", "--isolated"], cwd=folder)
-    assert {f["rule"]: f["location"]["line"] for f in run.json()["findings"]} == {"PRD002": 6}
-    plain = write({"connect-distributed.properties": worker.replace("enabled", "disabled")})
-    assert not lint(["connect-distributed.properties", "--format", "json", "--isolated"], cwd=plain).rules()
-
-
 def test_compose_connect_worker_variables(lint, write):
     compose = ("services:\n  connect:\n    image: confluentinc/cp-kafka-connect:7.6.0\n    environment:\n"
                "      CONNECT_BOOTSTRAP_SERVERS: kafka:9092\n      CONNECT_CONFIG_STORAGE_TOPIC: configs\n"
@@ -296,14 +288,25 @@ def test_quarkus_consumer_of_its_own_transactional_channel(lint, write):
     assert [f["location"]["line"] for f in run.json()["findings"] if f["rule"] == "CNS001"] == [3]
 
 
-def test_mirror_maker_2_properties(lint, write):
-    mm2 = ("clusters = A, B\nA.bootstrap.servers = a:9092\nB.bootstrap.servers = b:9092\nA->B.enabled = true\n"
-           "exactly.once.source.support = enabled\nB.producer.acks = 1\n")
-    folder = write({"mm2.properties": mm2})
-    run = lint(["mm2.properties", "--format", "json", "--isolated"], cwd=folder)
+CONNECT_WORKER = ("bootstrap.servers=kafka:9092\ngroup.id=connect-cluster\n"
+                  "key.converter=org.apache.kafka.connect.json.JsonConverter\n"
+                  "offset.storage.topic=connect-offsets\nexactly.once.source.support=enabled\nproducer.acks=1\n")
+MIRROR_MAKER_2 = ("clusters = A, B\nA.bootstrap.servers = a:9092\nB.bootstrap.servers = b:9092\nA->B.enabled = true\n"
+                  "exactly.once.source.support = enabled\nB.producer.acks = 1\n")
+
+
+@pytest.mark.parametrize("name, text, without", [
+    ("connect-distributed.properties", CONNECT_WORKER, ("enabled", "disabled")),
+    ("mm2.properties", MIRROR_MAKER_2, ("exactly.once.source.support = enabled\n", "")),
+], ids=["connect-worker", "mirror-maker-2"])
+def test_exactly_once_source_support_makes_the_producers_transactional(lint, write, name, text, without):
+    """Connect workers and MirrorMaker 2 with exactly-once source support run transactional producers:
+    acks=1 there is refused; without it, the same settings are no problem."""
+    folder = write({name: text})
+    run = lint([name, "--format", "json", "--isolated"], cwd=folder)
     assert {f["rule"]: f["location"]["line"] for f in run.json()["findings"]} == {"PRD002": 6}
-    plain = write({"mm2.properties": mm2.replace("exactly.once.source.support = enabled\n", "")})
-    assert not lint(["mm2.properties", "--format", "json", "--isolated"], cwd=plain).rules()
+    plain = write({name: text.replace(*without)})
+    assert not lint([name, "--format", "json", "--isolated"], cwd=plain).rules()
 
 
 def test_configmap_of_broker_environment_variables(lint, write):

@@ -242,6 +242,12 @@ def _history(c: Arrays) -> None:
     c["zombie"] = _zombie_writes(c)
 
 
+def _facts(c: Arrays, data: str, marker: str, spans: np.ndarray | slice = slice(None)) -> np.ndarray:
+    """A column of the spans' two epoch facts: ``data`` for each span's first write, then ``marker``
+    for its marker (``spans``: which spans, default all)."""
+    return np.concatenate([c[data][spans], c[marker][spans]]).astype(np.int64)
+
+
 def _zombie_writes(c: Arrays) -> np.ndarray:
     """Spans whose first data was written after the same producer id had used a higher epoch.
 
@@ -259,8 +265,8 @@ def _zombie_writes(c: Arrays) -> np.ndarray:
     # Epoch facts and probes in one array sorted by (producer, time); at equal times probes come
     # first, so a probe sees only strictly earlier facts. Probes carry no epoch (-1).
     pid = c["producer_id"].astype(np.int64)
-    fact_time = np.concatenate([c["first_time"], c["marker_time"]]).astype(np.int64)
-    fact_epoch = np.concatenate([c["producer_epoch"], c["marker_epoch"]]).astype(np.int64)
+    fact_time = _facts(c, "first_time", "marker_time")
+    fact_epoch = _facts(c, "producer_epoch", "marker_epoch")
     valid = (fact_time >= 0) & (fact_epoch >= 0)
     nfacts = int(valid.sum())
     rows = np.flatnonzero(known)
@@ -296,10 +302,10 @@ def _newer_epoch_elsewhere(c: Arrays, rows: np.ndarray) -> np.ndarray:
     """
     pid = c["producer_id"].astype(np.int64)
     wanted = np.isin(pid, np.unique(pid[rows]))
-    fact_pid = np.concatenate([pid[wanted], pid[wanted]])
-    fact_tp = np.concatenate([c["tp"][wanted], c["tp"][wanted]]).astype(np.int64)
-    fact_time = np.concatenate([c["first_time"][wanted], c["marker_time"][wanted]]).astype(np.int64)
-    fact_epoch = np.concatenate([c["producer_epoch"][wanted], c["marker_epoch"][wanted]]).astype(np.int64)
+    fact_pid = _facts(c, "producer_id", "producer_id", wanted)
+    fact_tp = _facts(c, "tp", "tp", wanted)
+    fact_time = _facts(c, "first_time", "marker_time", wanted)
+    fact_epoch = _facts(c, "producer_epoch", "marker_epoch", wanted)
     valid = (fact_time >= 0) & (fact_epoch >= 0)
     fact_pid, fact_tp, fact_time, fact_epoch = fact_pid[valid], fact_tp[valid], fact_time[valid], fact_epoch[valid]
     order = np.argsort(fact_pid, kind="stable")

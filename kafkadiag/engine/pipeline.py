@@ -92,9 +92,14 @@ def build_facts(collected: Collected, config: EffectiveConfig, now_ms: int | Non
 
 
 def apply_rules(
-    tables: dict[str, pd.DataFrame], rules: list, collected: Collected, config: EffectiveConfig, evaluate: Callable
+    tables: dict[str, pd.DataFrame], rules: list, collected: Collected, config: EffectiveConfig, evaluate: Callable,
+    group_counts: dict | None = None,
 ) -> list[Finding]:
-    """Rule stage: the YAML rules over the fact tables, and config rules over configs among the inputs."""
+    """Rule stage: the YAML rules over the fact tables, and config rules over configs among the inputs.
+
+    ``group_counts``: the sizes of grouped rules' groups when ``tables`` hold only their
+    representative rows (a distributed run).
+    """
     files = collected.files
 
     def resolver(refs: list[tuple[int, int, int]]) -> list[Evidence]:
@@ -105,7 +110,8 @@ def apply_rules(
             out.append(Evidence(file=files[file_id], line=line if line and line > 0 else None, text="", byte=int(byte)))
         return out
 
-    findings = evaluate(rules, tables, config.as_mapping(), resolver)
+    extra = {"group_counts": group_counts} if group_counts else {}
+    findings = evaluate(rules, tables, config.as_mapping(), resolver, **extra)
     if collected.configs:
         from ..lint.run import check_files
 

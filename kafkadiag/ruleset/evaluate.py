@@ -21,6 +21,7 @@ from .conditions import ConditionError, condition_mask
 from .config import ConfigView
 from .errors import RuleError
 from .model import Rule, TableSpec, condition_fields
+from .representatives import GroupCounts, group_key
 from .templates import Placeholder, RenderContext, Template, plain, is_unknown
 
 EvidenceRef = tuple[int, int, int]  # (file_id, line, byte)
@@ -36,10 +37,13 @@ def evaluate(
     max_evidence: int = 6,
     *,
     config_defaults: Mapping[str, object] | None = None,
+    group_counts: GroupCounts | None = None,
 ) -> list[Finding]:
     """Findings of every rule whose table is in ``tables`` (absent or empty tables yield none).
 
     ``config`` is the effective configuration; keys it lacks are read from ``config_defaults``.
+    ``group_counts`` gives the true size of a grouped rule's groups when ``tables`` hold only their
+    representative rows (see :mod:`.representatives`).
     ``evidence_resolver`` is called once per finding with at most ``max_evidence`` distinct
     (file_id, line, byte) references in log order and returns the Evidence to show for them.
     Raises RuleError when a condition cannot be evaluated (type mismatch, config key with no value).
@@ -51,7 +55,8 @@ def evaluate(
         if frame is None or len(frame) == 0:
             continue
         try:
-            findings.extend(rule_findings(rule, frame, cfg, evidence_resolver, max_evidence))
+            counts = group_counts.get(rule.id) if group_counts is not None else None
+            findings.extend(rule_findings(rule, frame, cfg, evidence_resolver, max_evidence, counts))
         except ConditionError as exc:
             raise RuleError(f"{rule.source}: {exc} (rule {rule.id})") from None
     findings.sort(key=Finding.sort_key)
@@ -68,8 +73,9 @@ def rule_findings(
     config: ConfigView,
     evidence_resolver: EvidenceResolver,
     max_evidence: int = 6,
+    counts: Mapping[tuple, int] | None = None,
 ) -> list[Finding]:
-    """Findings of one rule over its table, unsorted and without ids."""
+    """Findings of one rule over its table, unsorted and without ids (``counts``: see ``evaluate``)."""
     spec = rule.table_spec if rule.table_spec is not None else FACT_TABLES[rule.table]
     mask = condition_mask(rule.when, frame, config)
     if not mask.any():
@@ -82,14 +88,22 @@ def rule_findings(
     data = {c: matched[c].tolist() for c in matched.columns}
     if rule.group_by:
         grouped = matched.groupby(list(rule.group_by), sort=False, dropna=False)
-        groups: Iterable[Sequence[int]] = [g for g in grouped.indices.values() if len(g) >= rule.min_count]
+        sized = [(list(g), _group_size(rule, data, g, counts)) for g in grouped.indices.values()]
+        groups: Iterable[tuple[list[int], int]] = [(g, n) for g, n in sized if n >= rule.min_count]
     else:
-        groups = ([i] for i in range(len(matched)))
-    list_fields = _list_fields(rule)
+        groups = (([i], 1) for i in range(len(matched)))
+    list_fields = list_fields_of(rule)
     return [
-        _finding(rule, spec, data, list(positions), rec_masks, list_fields, config, evidence_resolver, max_evidence)
-        for positions in groups
+        _finding(rule, spec, data, positions, size, rec_masks, list_fields, config, evidence_resolver, max_evidence)
+        for positions, size in groups
     ]
+
+
+def _group_size(rule: Rule, data: Mapping[str, list], positions: Sequence[int], counts: Mapping[tuple, int] | None) -> int:
+    """Rows in a group: counted where the rows were read when only its representatives are here."""
+    if counts is None:
+        return len(positions)
+    return counts.get(group_key([data[c][positions[0]] for c in rule.group_by]), len(positions))
 
 
 def _templates(rule: Rule) -> list[Template]:
@@ -99,7 +113,8 @@ def _templates(rule: Rule) -> list[Template]:
     return out
 
 
-def _list_fields(rule: Rule) -> set[str]:
+def list_fields_of(rule: Rule) -> set[str]:
+    """Columns a template shows for a whole group (``{column|list}``)."""
     return {
         p.name
         for t in _templates(rule)
@@ -120,14 +135,18 @@ def _matched_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, rows: np.nda
         wanted += sorted(condition_fields(rec.when))
     cols = [c for c in dict.fromkeys(wanted) if c in frame.columns]
     matched = frame.iloc[rows, [frame.columns.get_loc(c) for c in cols]].reset_index(drop=True)
+    return matched.iloc[finding_order(spec, matched)].reset_index(drop=True)
+
+
+def finding_order(spec: TableSpec, frame: pd.DataFrame) -> np.ndarray:
+    """Positions of ``frame``'s rows in the order findings take them: window start, subject, evidence."""
     evidence_cols = [c for triple in spec.evidence for c in triple]
-    order = [c for c in [spec.window[0], *SUBJECT_COLUMNS, *evidence_cols] if c in matched.columns]
-    keys = pd.DataFrame({f"k{i}": _sort_key(matched[c]) for i, c in enumerate(dict.fromkeys(order))})
+    order = [c for c in [spec.window[0], *SUBJECT_COLUMNS, *evidence_cols] if c in frame.columns]
+    keys = pd.DataFrame({f"k{i}": _sort_key(frame[c]).reset_index(drop=True) for i, c in enumerate(dict.fromkeys(order))})
     try:
-        positions = keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
+        return keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
     except TypeError:
-        return matched
-    return matched.iloc[positions].reset_index(drop=True)
+        return np.arange(len(frame))
 
 
 def _sort_key(series: pd.Series) -> pd.Series:
@@ -142,6 +161,7 @@ def _finding(
     spec: TableSpec,
     data: Mapping[str, list],
     positions: list[int],
+    size: int,
     rec_masks: list[np.ndarray],
     list_fields: set[str],
     config: ConfigView,
@@ -150,7 +170,7 @@ def _finding(
 ) -> Finding:
     first = positions[0]
     group = {c: [data[c][i] for i in positions] for c in list_fields if c in data} if rule.group_by else None
-    ctx = _context(data, first, config, len(positions), group)
+    ctx = _context(data, first, config, size, group)
     refs = _evidence_refs(spec, data, positions, max_evidence)
     start_col, end_col = spec.window
     starts = _known_ints(data.get(start_col, ()), positions)
@@ -165,7 +185,7 @@ def _finding(
         window_start=min(starts) if starts else None,
         window_end=max(ends) if ends else None,
         evidence=list(evidence_resolver(refs)) if refs else [],
-        recommendations=_recommendations(rule, data, positions, rec_masks, ctx, config, group),
+        recommendations=_recommendations(rule, data, positions, size, rec_masks, ctx, config, group),
         runbook=[step.render(ctx) for step in rule.runbook],
         references=list(rule.references),
         normal_traffic=bool(rule.normal_traffic),
@@ -201,6 +221,7 @@ def _recommendations(
     rule: Rule,
     data: Mapping[str, list],
     positions: list[int],
+    size: int,
     rec_masks: list[np.ndarray],
     ctx: RenderContext,
     config: ConfigView,
@@ -212,7 +233,7 @@ def _recommendations(
         hit = next((i for i in positions if mask[i]), None)
         if hit is None:
             continue
-        rctx = ctx if hit == positions[0] else _context(data, hit, config, len(positions), group)
+        rctx = ctx if hit == positions[0] else _context(data, hit, config, size, group)
         out.append(Recommendation(spec.side, spec.config, spec.value.render(rctx), spec.reason.render(rctx)))
     return out
 

@@ -23,6 +23,7 @@ from ...facts.id_shapes import family_and_shape
 from ...facts.build import CollectedEvents, _shifted, with_subject_label
 from ...facts.stages import RunValues, coordinator_facts, producer_facts
 from ...readers.base import InputReport
+from ...ruleset.representatives import GroupCounts
 from ...readers.dumplog_parser import SectionState
 from .task import PieceResult
 
@@ -222,27 +223,55 @@ def log_bucket(tables: dict[str, pd.DataFrame]) -> dict[str, pd.DataFrame]:
 # ------------------------------------------------------------------------------------------
 # Rules: only the rows some rule matches leave the executors.
 
-def matched_rows(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> dict[str, pd.DataFrame]:
-    """Per table, the rows at least one rule's condition matches (conditions are row by row).
+def matched_rows(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> tuple[dict[str, pd.DataFrame], GroupCounts]:
+    """Per table, the rows some rule's finding can show; and the size of every grouped rule's groups.
 
-    The driver runs the rules again over these rows alone: grouping, counts and evidence are
-    computed there from the same rows one run over everything would match.
+    A row-by-row rule keeps every row it matches. A grouped rule keeps only each group's
+    representative rows (:mod:`kafkadiag.ruleset.representatives`) and counts the rest. The
+    driver runs the rules again over these rows alone, with the counts summed over the tasks:
+    the findings are those one run over everything gives.
     """
+    from ...facts.registry import FACT_TABLES
     from ...ruleset.conditions import condition_mask
     from ...ruleset.config import ConfigView
+    from ...ruleset.evaluate import finding_order, list_fields_of
+    from ...ruleset.representatives import representative_rows
 
     view = ConfigView(config, None)
     out = {}
+    counts: GroupCounts = {}
     for name, frame in tables.items():
         wanted = [r for r in rules if r.table == name]
         if frame is None or len(frame) == 0 or not wanted:
             continue
+        frame = frame.reset_index(drop=True)
         mask = np.zeros(len(frame), dtype=bool)
         for rule in wanted:
-            mask |= condition_mask(rule.when, frame, view)
+            hits = condition_mask(rule.when, frame, view)
+            if not rule.group_by:
+                mask |= hits
+                continue
+            spec = rule.table_spec if rule.table_spec is not None else FACT_TABLES[rule.table]
+            rows = np.flatnonzero(hits)
+            order = rows[finding_order(spec, frame.iloc[rows])]
+            keep, sizes = representative_rows(rule, spec, frame, view, list_fields_of(rule), order, MAX_EVIDENCE)
+            mask[keep] = True
+            add_group_counts(counts, {rule.id: sizes})
         if mask.any():
             out[name] = frame[mask].reset_index(drop=True)
-    return out
+    return out, counts
+
+
+#: Evidence lines a finding cites (``evaluate``'s default): the representatives keep as many.
+MAX_EVIDENCE = 6
+
+
+def add_group_counts(total: GroupCounts, part: GroupCounts) -> None:
+    """Sum one task's group sizes into ``total``."""
+    for rule_id, sizes in part.items():
+        mine = total.setdefault(rule_id, {})
+        for key, n in sizes.items():
+            mine[key] = mine.get(key, 0) + n
 
 
 def table_counts(tables: dict[str, pd.DataFrame]) -> dict[str, int]:
@@ -270,7 +299,7 @@ def table_counts(tables: dict[str, pd.DataFrame]) -> dict[str, int]:
 SLICE = "slice"  # key: run partition code; payload: ``partition_slices`` item (merged after a shuffle)
 PRODUCER = "producer"  # key: producer bucket; payload: ``(tag, rows)`` for the producer stage
 FAMILY = "family"  # key: family bucket; payload: ``(tag, coordinator records)``
-DONE = "done"  # key: None; payload: a finished ``(matched rows, counts, topic partials)`` triple
+DONE = "done"  # key: None; payload: a finished ``(matched rows, counts, topic partials, group sizes)``
 
 
 def prepare_piece(order: int, result: PieceResult, join: PieceJoin, buckets: int, rules: list,
@@ -304,8 +333,33 @@ def finished(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> tupl
     """What one group's fact tables send to the driver: matched rows, counts, topic partials."""
     from ...facts.stages import topic_partials
 
-    return (matched_rows(tables, rules, config), table_counts(tables),
-            topic_partials(tables["spans"]) if "spans" in tables else None)
+    rows, group_counts = matched_rows(tables, rules, config)
+    return (rows, table_counts(tables), topic_partials(tables["spans"]) if "spans" in tables else None, group_counts)
+
+
+def combine_finished(done: list[tuple], rules: list, config: dict) -> list[tuple]:
+    """The finished results of one task's pieces as one: rows kept again for the joined groups, sizes summed.
+
+    Each log file's pieces keep a few rows per group; the task keeps a few per group of all its
+    files, so what reaches the driver grows with the tasks, not with the files.
+    """
+    if len(done) <= 1:
+        return done
+    frames: dict[str, list[pd.DataFrame]] = {}
+    counts: dict[str, int] = {}
+    sizes: GroupCounts = {}
+    partials = []
+    for rows, part_counts, topic_part, group_sizes in done:
+        for name, frame in rows.items():
+            frames.setdefault(name, []).append(frame)
+        for key, n in part_counts.items():
+            counts[key] = counts.get(key, 0) + n
+        add_group_counts(sizes, group_sizes)
+        if topic_part is not None:
+            partials.append(topic_part)
+    joined = {name: pd.concat(parts, ignore_index=True) for name, parts in frames.items()}
+    rows, _ = matched_rows(joined, rules, config)  # the sizes are the pieces' own, summed above
+    return [(rows, counts, None, sizes)] + [({}, {}, part, {}) for part in partials]
 
 
 def coordinator_items(facts: dict[str, pd.DataFrame], buckets: int) -> list[tuple[int, tuple[str, pd.DataFrame]]]:
@@ -326,7 +380,7 @@ def stages_in_one_task(results: Iterable[tuple[int, PieceResult]], joins: dict[i
     slices: dict[int, list] = {}
     producer_items: list = []
     family_items: list = []
-    triples: list[tuple] = []
+    done: list[tuple] = []
     for order, result in sorted(results, key=lambda r: r[0]):
         for kind, key, payload in prepare_piece(order, result, joins[order], 1, rules, config):
             if kind == SLICE:
@@ -336,10 +390,10 @@ def stages_in_one_task(results: Iterable[tuple[int, PieceResult]], joins: dict[i
             elif kind == FAMILY:
                 family_items.append((key, payload))
             else:
-                triples.append(payload)
+                done.append(payload)
     for code, items in slices.items():
         producer_items += fold_items(fold_partition(code, items), 1)
     coord = coordinator_bucket(gather(family_items), run) if family_items else {}
     producer_items += coordinator_items(coord, 1)
     producers = producer_bucket(gather(producer_items), run)
-    return [finished(producers, rules, config), finished(coord, rules, config), *triples]
+    return [finished(producers, rules, config), finished(coord, rules, config), *done]

@@ -11,8 +11,9 @@
    producer id** (spans, epochs, sequences, cross-checks) with the coordinator's transactions
    joined by producer id; **per topic** as partials per producer bucket and a combine step on the
    driver (one row per topic and bucket): the stages of :mod:`kafkadiag.facts.stages`.
-5. **Rules**: executors keep the rows some rule matches; the driver runs the rules over those
-   rows, correlates the findings and reads their evidence lines back by (file, byte).
+5. **Rules**: executors keep the rows some rule's finding can show (for a grouped rule, a few rows
+   per group and the group's size); the driver runs the rules over those rows, correlates the
+   findings and reads their evidence lines back by (file, byte).
 
 Only findings, the rows they cite, reports and the small run-wide values reach the driver.
 """
@@ -126,7 +127,8 @@ class _Run:
             results = results.union(self.sc.parallelize(joins.extra, len(joins.extra)))
         tables = self._facts(results, joins, reports, sum(sizes.values()))
         collected = Collected(CollectedEvents(), reports, plan.files, joins.configs)
-        findings = apply_rules(tables["matched"], self.rules, collected, self.config, self.evaluate)
+        findings = apply_rules(tables["matched"], self.rules, collected, self.config, self.evaluate,
+                               group_counts=tables["group_counts"])
         findings = correlate(findings, {r.id for r in self.rules if r.table == "log_events"})
         lines = hadoop_lines(self.spark) if plan.remote or plan.remote_on_driver else None
         fill_evidence(findings, _dispatch(lines) if lines else None)
@@ -202,10 +204,10 @@ class _Run:
         run_b = sc.broadcast(self._run_values(joins, reports))
         rules, config = self.rules, self.config.as_mapping()
         if input_bytes < int(self.conf.get(ONE_TASK_CONF) or self.spark.conf.get(ONE_TASK_CONF, str(ONE_TASK_BYTES))):
-            triples = results.coalesce(1).mapPartitions(
+            done = results.coalesce(1).mapPartitions(
                 lambda it: keyed.stages_in_one_task(it, by_order.value, run_b.value, rules, config)).collect()
             self.details["keyed_stages"] = "one task"
-            return self._gather(triples, joins, rules, config)
+            return self._gather(done, joins, rules, config)
         self.details["keyed_stages"] = f"{n} buckets"
         # Each piece's result is read once, by one task per core (a task costs tens of
         # milliseconds): folded or sliced per partition, keyed by producer and id family, its log
@@ -232,23 +234,29 @@ class _Run:
         producers = (sc.union(producer_inputs)
                      .mapPartitions(lambda it: [keyed.producer_bucket(keyed.gather(it), run_b.value)]))
         finished = sc.union([*(g.map(lambda d: keyed.finished(d, rules, config)) for g in [producers, *groups]),
-                             prepared.filter(lambda x: x[0] == keyed.DONE).map(lambda x: x[2])])
+                             prepared.filter(lambda x: x[0] == keyed.DONE)
+                             .mapPartitions(lambda it: keyed.combine_finished([x[2] for x in it], rules, config))])
         return self._gather(finished.collect(), joins, rules, config)
 
-    def _gather(self, triples: list, joins, rules: list, config: dict) -> dict:
+    def _gather(self, finished: list, joins, rules: list, config: dict) -> dict:
         """Matched rows per table, summed counts, and the topic stage's combine step, on the driver."""
         matched: dict[str, list[pd.DataFrame]] = {}
         counts: Counter = Counter()
+        group_counts: keyed.GroupCounts = {}
         partials = []
-        for rows, part_counts, topic_part in triples:
+
+        def add(rows: dict[str, pd.DataFrame], sizes: keyed.GroupCounts) -> None:
             for name, frame in rows.items():
                 matched.setdefault(name, []).append(frame)
+            keyed.add_group_counts(group_counts, sizes)
+
+        for rows, part_counts, topic_part, sizes in finished:
+            add(rows, sizes)
             counts.update(part_counts)
             if topic_part is not None:
                 partials.append(topic_part)
         # The topic stage's combine step runs here: one row per topic and producer bucket came back.
-        for name, frame in keyed.matched_rows(combine_topics(partials), rules, config).items():
-            matched.setdefault(name, []).append(frame)
+        add(*keyed.matched_rows(combine_topics(partials), rules, config))
         tables = {name: pd.concat(frames, ignore_index=True) for name, frames in matched.items()}
         summary = {
             "batches": int(sum(s.batches for s in joins.stats.values())),
@@ -257,7 +265,7 @@ class _Run:
             "open": counts["open"], "producer_ids": counts["producer_ids"],
             "transactional_ids": counts["transactional_ids"], "coordinator_records": counts["coordinator_records"],
         }
-        return {"matched": tables, "stats": summary}
+        return {"matched": tables, "stats": summary, "group_counts": group_counts}
 
     def _run_values(self, joins, reports: list[InputReport]) -> RunValues:
         """The run-wide values, from the pieces' metadata alone (computed before any fact stage)."""

@@ -1,0 +1,121 @@
+"""The few rows of each group that a grouped rule's finding can show, and the group's size.
+
+A grouped rule (``group_by``) makes one finding of many rows, e.g. every fencing error a client
+logged. What the finding shows comes from a handful of them: its first row in the rule's order
+(the message), the distinct values of ``|list`` fields, whether subject columns agree, the
+earliest start and latest end (the window), the first evidence lines, and the first row each
+recommendation holds for. Keeping those rows per group, plus the group's row count, gives the
+same finding as keeping all of them; and what is kept from inputs read apart, joined, still
+holds every row the finding shows. So a distributed run sends these rows and the counts to the
+driver, not every matched log line: the driver's memory no longer grows with the log volume.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..facts.registry import SUBJECT_COLUMNS
+from .conditions import condition_mask
+from .config import ConfigView
+from .model import Rule, TableSpec
+from .templates import is_unknown, plain
+
+#: rule id -> group key (see :func:`group_key`) -> rows in that group.
+GroupCounts = dict[str, dict[tuple, int]]
+
+
+def group_key(values: Sequence[object]) -> tuple:
+    """A group's key as the same tuple in every process: numpy scalars and NaN normalised."""
+    out = []
+    for value in values:
+        value = plain(value)
+        if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+            value = None
+        out.append(value)
+    return tuple(out)
+
+
+def representative_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, config: ConfigView, list_fields: set[str], order: np.ndarray, max_evidence: int) -> tuple[np.ndarray, dict[tuple, int]]:
+    """Positions (into ``frame``) of the rows a grouped rule's findings can show, and each group's size.
+
+    ``order`` holds the positions of the rows the rule's condition matches, in the order its
+    findings take them (``evaluate.finding_order``).
+    """
+    if len(order) == 0:
+        return np.zeros(0, dtype=np.int64), {}
+    columns = {c: frame[c].to_numpy()[order].tolist() for c in _used_columns(rule, spec, list_fields) if c in frame}
+    recs = [condition_mask(r.when, frame, config)[order] if r.when is not None else None for r in rule.recommendations]
+    keys = [group_key(vals) for vals in zip(*(columns[c] for c in rule.group_by))] if all(
+        c in columns for c in rule.group_by) else [(None,) * len(rule.group_by)] * len(order)
+    groups: dict[tuple, list[int]] = {}
+    for i, key in enumerate(keys):
+        groups.setdefault(key, []).append(i)
+    keep: set[int] = set()
+    for rows in groups.values():
+        keep.update(_group_representatives(rows, columns, spec, list_fields, recs, max_evidence))
+    return np.sort(order[sorted(keep)]), {key: len(rows) for key, rows in groups.items()}
+
+
+def _used_columns(rule: Rule, spec: TableSpec, list_fields: set[str]) -> list[str]:
+    evidence = [c for triple in spec.evidence for c in triple]
+    return list(dict.fromkeys([*rule.group_by, *SUBJECT_COLUMNS, *spec.window, *evidence, *sorted(list_fields)]))
+
+
+def _group_representatives(rows: list[int], columns: Mapping[str, list], spec: TableSpec, list_fields: set[str],
+                           recs: list, max_evidence: int) -> set[int]:
+    """The rows (in finding order) of one group that decide its finding."""
+    keep = {rows[0]}  # the finding's own row: its message and the first subject values
+    for column in list_fields:  # the first row of every distinct value, in first-seen order
+        if column in columns:
+            keep.update(_first_of_each(rows, columns[column], limit=None))
+    for column in SUBJECT_COLUMNS:  # two distinct values are enough to know the rows disagree
+        if column in columns:
+            keep.update(_first_of_each(rows, columns[column], limit=2))
+    start, end = spec.window
+    for column, pick in ((start, min), (end, max)):
+        known = [(int(v), i) for i in rows if column in columns
+                 for v in [plain(columns[column][i])]
+                 if not is_unknown(v) and isinstance(v, (int, float)) and not isinstance(v, bool)]
+        if known:
+            keep.add(pick(known)[1])
+    keep.update(_first_evidence(rows, columns, spec, max_evidence))
+    for mask in recs:
+        hit = next((i for i in rows if mask is None or mask[i]), None)
+        if hit is not None:
+            keep.add(hit)
+    return keep
+
+
+def _first_of_each(rows: list[int], values: list, limit: int | None) -> list[int]:
+    seen: dict[object, int] = {}
+    for i in rows:
+        key = group_key([values[i]])[0]
+        try:
+            if key not in seen:
+                seen[key] = i
+        except TypeError:  # unhashable (a list value): keep the row
+            seen[id(values[i])] = i
+        if limit is not None and len(seen) >= limit:
+            break
+    return list(seen.values())
+
+
+def _first_evidence(rows: list[int], columns: Mapping[str, list], spec: TableSpec, cap: int) -> set[int]:
+    """Rows citing the ``cap`` first distinct evidence lines (file, byte, line order), as evaluation picks them."""
+    cited: dict[tuple[int, int, int], int] = {}
+    for file_col, line_col, byte_col in spec.evidence:
+        if file_col not in columns or byte_col not in columns:
+            continue
+        files, bytes_, lines = columns[file_col], columns[byte_col], columns.get(line_col)
+        for i in rows:
+            f, b = plain(files[i]), plain(bytes_[i])
+            if is_unknown(f) or is_unknown(b):
+                continue
+            line = plain(lines[i]) if lines is not None else -1
+            ref = (int(f), int(b), -1 if is_unknown(line) else int(line))  # type: ignore[arg-type]
+            cited.setdefault(ref, i)
+    return {cited[ref] for ref in sorted(cited)[: max(cap, 0)]}

@@ -295,17 +295,34 @@ def table_counts(tables: dict[str, pd.DataFrame]) -> dict[str, int]:
 # ------------------------------------------------------------------------------------------
 # One pass per piece: everything the keyed stages need from it, read from its result once.
 
-#: What :func:`prepare_piece` emits, as ``(kind, key, payload)``.
+#: What :func:`prepare_pieces` emits, as ``(kind, key, payload)``.
 SLICE = "slice"  # key: run partition code; payload: ``partition_slices`` item (merged after a shuffle)
 PRODUCER = "producer"  # key: producer bucket; payload: ``(tag, rows)`` for the producer stage
 FAMILY = "family"  # key: family bucket; payload: ``(tag, coordinator records)``
 DONE = "done"  # key: None; payload: a finished ``(matched rows, counts, topic partials, group sizes)``
 
 
-def prepare_piece(order: int, result: PieceResult, join: PieceJoin, buckets: int, rules: list,
-                  config: dict) -> list[tuple[str, object, object]]:
+def prepare_pieces(results: Iterable[tuple[int, PieceResult]], joins: dict[int, PieceJoin], buckets: int,
+                   rules: list, config: dict) -> Iterator[tuple[str, object, object]]:
+    """Every piece of one task prepared (:func:`prepare_piece`), their log events and coordinator
+    records matched together at the end: the rules' conditions cost milliseconds per call, so one
+    call per task, not per log file."""
+    matched_later: dict[str, list[pd.DataFrame]] = {}
+    for order, result in results:
+        yield from prepare_piece(order, result, joins[order], buckets, matched_later)
+    if matched_later:
+        tables = {name: pd.concat(frames, ignore_index=True) for name, frames in matched_later.items()}
+        logs = log_bucket(tables)
+        if "txn_records" in tables:
+            logs["txn_records"] = tables["txn_records"]
+        yield DONE, None, finished(logs, rules, config)
+
+
+def prepare_piece(order: int, result: PieceResult, join: PieceJoin, buckets: int,
+                  matched_later: dict[str, list[pd.DataFrame]]) -> list[tuple[str, object, object]]:
     """A piece's partitions folded (those only it holds) or sliced (shared), its rows keyed by
-    producer id and id family, and its log events already matched: the piece is read once."""
+    producer id and id family: the piece is read once. Its log events and coordinator records are
+    added to ``matched_later``, for the rules' conditions."""
     out: list[tuple[str, object, object]] = []
     for code, item in partition_slices(order, result, join):
         out.append((SLICE, code, item))
@@ -315,11 +332,9 @@ def prepare_piece(order: int, result: PieceResult, join: PieceJoin, buckets: int
     out.extend((FAMILY, b, item) for b, item in split_by_family(tables.get("txn_records"), buckets, "txn_records"))
     for tag in ("aborted", "snapshots"):
         out.extend((PRODUCER, b, item) for b, item in split(tables.get(tag), "producer_id", buckets, tag))
-    logs = log_bucket(tables)
-    if "txn_records" in tables:
-        logs["txn_records"] = tables["txn_records"]
-    if logs:
-        out.append((DONE, None, finished(logs, rules, config)))
+    for name in ("log_events", "txn_records"):
+        if name in tables:
+            matched_later.setdefault(name, []).append(tables[name])
     return out
 
 
@@ -335,31 +350,6 @@ def finished(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> tupl
 
     rows, group_counts = matched_rows(tables, rules, config)
     return (rows, table_counts(tables), topic_partials(tables["spans"]) if "spans" in tables else None, group_counts)
-
-
-def combine_finished(done: list[tuple], rules: list, config: dict) -> list[tuple]:
-    """The finished results of one task's pieces as one: rows kept again for the joined groups, sizes summed.
-
-    Each log file's pieces keep a few rows per group; the task keeps a few per group of all its
-    files, so what reaches the driver grows with the tasks, not with the files.
-    """
-    if len(done) <= 1:
-        return done
-    frames: dict[str, list[pd.DataFrame]] = {}
-    counts: dict[str, int] = {}
-    sizes: GroupCounts = {}
-    partials = []
-    for rows, part_counts, topic_part, group_sizes in done:
-        for name, frame in rows.items():
-            frames.setdefault(name, []).append(frame)
-        for key, n in part_counts.items():
-            counts[key] = counts.get(key, 0) + n
-        add_group_counts(sizes, group_sizes)
-        if topic_part is not None:
-            partials.append(topic_part)
-    joined = {name: pd.concat(parts, ignore_index=True) for name, parts in frames.items()}
-    rows, _ = matched_rows(joined, rules, config)  # the sizes are the pieces' own, summed above
-    return [(rows, counts, None, sizes)] + [({}, {}, part, {}) for part in partials]
 
 
 def coordinator_items(facts: dict[str, pd.DataFrame], buckets: int) -> list[tuple[int, tuple[str, pd.DataFrame]]]:
@@ -381,16 +371,15 @@ def stages_in_one_task(results: Iterable[tuple[int, PieceResult]], joins: dict[i
     producer_items: list = []
     family_items: list = []
     done: list[tuple] = []
-    for order, result in sorted(results, key=lambda r: r[0]):
-        for kind, key, payload in prepare_piece(order, result, joins[order], 1, rules, config):
-            if kind == SLICE:
-                slices.setdefault(key, []).append(payload)  # type: ignore[arg-type]
-            elif kind == PRODUCER:
-                producer_items.append((key, payload))
-            elif kind == FAMILY:
-                family_items.append((key, payload))
-            else:
-                done.append(payload)
+    for kind, key, payload in prepare_pieces(sorted(results, key=lambda r: r[0]), joins, 1, rules, config):
+        if kind == SLICE:
+            slices.setdefault(key, []).append(payload)  # type: ignore[arg-type]
+        elif kind == PRODUCER:
+            producer_items.append((key, payload))
+        elif kind == FAMILY:
+            family_items.append((key, payload))
+        else:
+            done.append(payload)
     for code, items in slices.items():
         producer_items += fold_items(fold_partition(code, items), 1)
     coord = coordinator_bucket(gather(family_items), run) if family_items else {}

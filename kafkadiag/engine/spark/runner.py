@@ -212,8 +212,8 @@ class _Run:
         # Each piece's result is read once, by one task per core (a task costs tens of
         # milliseconds): folded or sliced per partition, keyed by producer and id family, its log
         # events matched. What the next stages take from it is kept (it is small).
-        prepared = self.keep(results.coalesce(n).flatMap(
-            lambda r: keyed.prepare_piece(r[0], r[1], by_order.value[r[0]], n, rules, config)))
+        prepared = self.keep(results.coalesce(n).mapPartitions(
+            lambda it: keyed.prepare_pieces(it, by_order.value, n, rules, config)))
         of_kind = lambda kind: prepared.filter(lambda x: x[0] == kind).map(lambda x: (x[1], x[2]))  # noqa: E731
         # Each input of a keyed stage is shuffled by itself with one partitioner: their union is
         # then bucket-aligned on the JVM side, and a task's Python runs in one worker (a Python
@@ -234,8 +234,7 @@ class _Run:
         producers = (sc.union(producer_inputs)
                      .mapPartitions(lambda it: [keyed.producer_bucket(keyed.gather(it), run_b.value)]))
         finished = sc.union([*(g.map(lambda d: keyed.finished(d, rules, config)) for g in [producers, *groups]),
-                             prepared.filter(lambda x: x[0] == keyed.DONE)
-                             .mapPartitions(lambda it: keyed.combine_finished([x[2] for x in it], rules, config))])
+                             prepared.filter(lambda x: x[0] == keyed.DONE).map(lambda x: x[2])])
         return self._gather(finished.collect(), joins, rules, config)
 
     def _gather(self, finished: list, joins, rules: list, config: dict) -> dict:

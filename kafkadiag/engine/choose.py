@@ -108,6 +108,8 @@ def make_runner(choice: EngineChoice, spark_conf: dict[str, str]):
         from .spark.runner import SparkRunner
 
         return SparkRunner(choice.master or None, spark_conf)
+    from .buckets import BUCKET_SPANS
     from .local import LocalRunner
 
-    return LocalRunner(reduce_logs=True)  # as the Spark runner, only rows a rule may match are kept
+    # As the Spark runner: only the log rows a rule may match, and a large run's facts in buckets.
+    return LocalRunner(reduce_logs=True, bucket_spans=BUCKET_SPANS)

@@ -60,10 +60,13 @@ class LocalRunner:
 
     name = "local"
 
-    def __init__(self, parallel: bool = True, reduce_logs: bool = False) -> None:
+    def __init__(self, parallel: bool = True, reduce_logs: bool = False, bucket_spans: int | None = None) -> None:
         self.parallel = parallel
         #: Keep only the log events a rule may match (``analyze``; the timeline needs them all).
         self.reduce_logs = reduce_logs
+        #: Build the producer facts of a large run in buckets of this many transactions, keeping
+        #: only the rows a finding can show (``analyze``; the timeline needs every row).
+        self.bucket_spans = bucket_spans
 
     def collect(self, paths: list[str], options: ReadOptions, rules: list | None = None) -> Collected:
         if self.reduce_logs and rules is not None:
@@ -73,7 +76,7 @@ class LocalRunner:
 
     def analyze(self, paths: list[str], options: ReadOptions, rules: list, config: EffectiveConfig,
                 now_ms: int | None, evaluate: Callable | None) -> AnalysisResult:
-        return diagnose(self.collect(paths, options, rules), rules, config, now_ms, evaluate)
+        return diagnose(self.collect(paths, options, rules), rules, config, now_ms, evaluate, self.bucket_spans)
 
 
 def analyze(

@@ -1,7 +1,7 @@
 """The stages of one analysis, shared by every engine.
 
-inputs → event tables (read and reduced: :class:`Collected`) → fact tables (``build_facts``) →
-rules → correlation → evidence (``diagnose``). An engine is a *runner* of the first stage: the
+inputs → event tables (read and reduced: :class:`Collected`) → fact tables (``fact_inputs_of``,
+then whole or in producer buckets) → rules → correlation → evidence (``diagnose``). An engine is a *runner* of the first stage: the
 local runner reads in this process (large plain files in parallel byte ranges), the Spark runner
 gives each input file or byte range to one Spark task. Everything after the read is this module,
 so no diagnosis is implemented twice and both engines must give the same findings.
@@ -16,7 +16,7 @@ from typing import Callable, Iterable, Protocol
 import pandas as pd
 
 from ..config import EffectiveConfig
-from ..facts.build import CollectedEvents, build_fact_tables
+from ..facts.build import CollectedEvents, FactInputs, fact_inputs, fact_tables
 from ..findings import Evidence, Finding
 from ..memory import return_free_memory
 from ..readers.base import InputReport, ReadOptions
@@ -78,11 +78,11 @@ def v2_possible(reports: Iterable[InputReport]) -> bool:
     return False
 
 
-def build_facts(collected: Collected, config: EffectiveConfig, now_ms: int | None) -> dict[str, pd.DataFrame]:
-    """Fact stage: run-wide values first (v2 possible, ``--now``, config), then every fact table."""
+def fact_inputs_of(collected: Collected, config: EffectiveConfig, now_ms: int | None) -> FactInputs:
+    """The fact stages' inputs, with the configs found among the inputs applied first."""
     for cfg in collected.configs:
         config.overlay_config(cfg)
-    return build_fact_tables(
+    return fact_inputs(
         collected.events,
         config.as_mapping(),
         {k: v.is_default for k, v in config.values.items()},
@@ -128,16 +128,29 @@ def diagnose(
     config: EffectiveConfig,
     now_ms: int | None = None,
     evaluate: Callable | None = None,
+    bucket_spans: int | None = None,
 ) -> AnalysisResult:
-    """Every stage after the read: facts, rules, correlation, evidence text, run statistics."""
+    """Every stage after the read: facts, rules, correlation, evidence text, run statistics.
+
+    With ``bucket_spans``, a run with more transactions than that builds its producer facts in
+    buckets (:mod:`.buckets`) and keeps only the rows a finding can show, as a distributed run does.
+    """
     from ..ruleset.evaluate import evaluate as default_evaluate
+    from .buckets import bucket_count, facts_in_buckets
 
     return_free_memory()
-    tables = build_facts(collected, config, now_ms)
-    findings = apply_rules(tables, rules, collected, config, evaluate or default_evaluate)
+    inputs = fact_inputs_of(collected, config, now_ms)
+    buckets = bucket_count(inputs, bucket_spans)
+    group_counts = None
+    if buckets > 1:
+        tables, stats, group_counts = facts_in_buckets(inputs, collected.events, buckets, rules, config.as_mapping())
+    else:
+        tables = fact_tables(inputs, collected.events)
+        stats = summarize(tables, collected.events)
+    del inputs
+    findings = apply_rules(tables, rules, collected, config, evaluate or default_evaluate, group_counts=group_counts)
     findings = correlate(findings, {r.id for r in rules if r.table == "log_events"})
     fill_evidence(findings)
-    stats = summarize(tables, collected.events)
     return AnalysisResult(findings, collected.reports, collected.files, tables, config, now_ms, stats)
 
 

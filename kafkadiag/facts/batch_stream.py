@@ -16,7 +16,7 @@ Only a few values per (partition, producer) are carried between chunks.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Mapping
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -518,6 +518,11 @@ class BatchStream:
                 join_partition_stats(self.partitions[int(code[local])], theirs)
 
     # ----------------------------------------------------------------------------------------
+    @property
+    def partial_rows(self) -> int:
+        """Partial spans held (at least as many as merged spans ``finish`` will give)."""
+        return sum(len(p["tp"]) for p in self._partials)
+
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
         if self._partials:
@@ -526,14 +531,46 @@ class BatchStream:
             spans = pd.DataFrame(merge_partials(joined), copy=False)
             del joined
         else:
-            spans = pd.DataFrame({c: pd.Series(dtype=np.int64) for c in PARTIAL_COLUMNS})
+            spans = _empty_spans()
+        return spans, self._finished_sequences()
+
+    def finish_in_buckets(self, bucket_of: Callable[[np.ndarray], np.ndarray],
+                          buckets: int) -> tuple[Iterator[pd.DataFrame], pd.DataFrame]:
+        """As ``finish``, the merged spans one bucket of producer ids at a time (``bucket_of`` maps
+        producer ids to ``0..buckets-1``); sequence breaks whole.
+
+        A bucket's partial spans are merged when the iterator reaches it (a span's pieces share
+        their producer id, so they meet in one bucket), and the stream's partials are dropped
+        after the last: the run's merged spans never exist all at once.
+        """
+        parts, self._partials = self._partials, []
+        where = [bucket_of(p["producer_id"]) for p in parts]
+
+        def merged() -> Iterator[pd.DataFrame]:
+            for b in range(buckets):
+                chosen = [{c: a[w == b] for c, a in p.items()} for p, w in zip(parts, where)]
+                joined = _concat(chosen) if chosen else None
+                del chosen
+                if joined is None or not len(joined["tp"]):
+                    yield _empty_spans()
+                else:
+                    yield pd.DataFrame(merge_partials(joined), copy=False)
+            parts.clear()
+
+        return merged(), self._finished_sequences()
+
+    def _finished_sequences(self) -> pd.DataFrame:
         if self._sequence_rows:
             # In input order, whatever chunks or ranges the rows were found in.
             seq = pd.concat(self._sequence_rows, ignore_index=True)
             seq = seq.sort_values(["file_id", "byte", "producer_id"], kind="stable").reset_index(drop=True)
         else:
             seq = pd.DataFrame()
-        return spans, seq
+        return seq
+
+
+def _empty_spans() -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype=np.int64) for c in PARTIAL_COLUMNS})
 
 
 def join_partition_stats(mine: PartitionStats, theirs: PartitionStats) -> None:

@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..tables import ABORTED_TXNS, LOG_EVENTS, SNAPSHOT_ENTRIES, TXN_RECORDS, TXN_TOPIC
 from .batch_stream import BatchStream
-from .stages import coordinator_facts, producer_facts, run_values, topic_facts
+from .stages import RunValues, coordinator_facts, producer_facts, run_values, topic_facts
 
 
 @dataclass
@@ -126,6 +126,41 @@ def with_subject_label(logs: pd.DataFrame) -> pd.DataFrame:
     return logs.assign(who=label.where(tid == "", with_tid).astype(object))
 
 
+@dataclass
+class FactInputs:
+    """What every fact stage starts from: the run-wide values, the coordinator's facts (per id
+    family, small), and the batch reduction, to be finished whole or in producer buckets."""
+
+    records: pd.DataFrame
+    snapshots: pd.DataFrame
+    aborted: pd.DataFrame
+    run: RunValues
+    coordinator: dict[str, pd.DataFrame]
+    stream: BatchStream
+
+
+def fact_inputs(
+    events: CollectedEvents,
+    config: Mapping[str, int],
+    config_is_default: Mapping[str, bool],
+    v2_possible: bool,
+    now_ms: int | None = None,
+) -> FactInputs:
+    """Run-wide values first, then the coordinator stage."""
+    records = _concat(events.txn_records, TXN_RECORDS.empty())
+    snapshots = _concat(events.snapshots, SNAPSHOT_ENTRIES.empty())
+    aborted = _concat(events.aborted, ABORTED_TXNS.empty())
+    stream = events.batches
+    run = run_values(stream, records, config, config_is_default, v2_possible, now_ms)
+    coord = coordinator_facts(records, run)
+    return FactInputs(records, snapshots, aborted, run, coord, stream)
+
+
+def log_facts(events: CollectedEvents) -> pd.DataFrame:
+    """The log events as the rules read them (subject labels, masked credentials)."""
+    return with_subject_label(_concat(events.log_events, LOG_EVENTS.empty()))
+
+
 def build_fact_tables(
     events: CollectedEvents,
     config: Mapping[str, int],
@@ -134,19 +169,19 @@ def build_fact_tables(
     now_ms: int | None = None,
 ) -> dict[str, pd.DataFrame]:
     """Every fact table: run-wide values first, then each stage of :mod:`stages` over all its groups."""
-    records = _concat(events.txn_records, TXN_RECORDS.empty())
-    snapshots = _concat(events.snapshots, SNAPSHOT_ENTRIES.empty())
-    aborted = _concat(events.aborted, ABORTED_TXNS.empty())
-    stream = events.batches
-    run = run_values(stream, records, config, config_is_default, v2_possible, now_ms)
-    coord = coordinator_facts(records, run)
-    merged, raw_sequences = stream.finish()
-    producers = producer_facts(merged, raw_sequences, coord["coordinator_txns"], aborted, snapshots, run)
-    del merged
-    log_events = with_subject_label(_concat(events.log_events, LOG_EVENTS.empty()))
+    return fact_tables(fact_inputs(events, config, config_is_default, v2_possible, now_ms), events)
+
+
+def fact_tables(inputs: FactInputs, events: CollectedEvents) -> dict[str, pd.DataFrame]:
+    """Every fact table from the stages' inputs, each stage over all its groups at once."""
+    coord = inputs.coordinator
+    merged, raw_sequences = inputs.stream.finish()
+    producers = producer_facts(merged, raw_sequences, coord["coordinator_txns"], inputs.aborted, inputs.snapshots,
+                               inputs.run)
+    del merged  # freed before the log events are labelled
     return {
-        "txn_records": records,
-        "log_events": log_events,
+        "txn_records": inputs.records,
+        "log_events": log_facts(events),
         **producers,
         **topic_facts(producers["spans"]),
         **coord,

@@ -13,18 +13,15 @@ stage), which the other Spark tests use too.
 
 from __future__ import annotations
 
-import json
-import shlex
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-import yaml
 
-ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "fixtures"
+from tests.casebook import ROOT, fixture_cases, json_report
+
 sys.path.insert(0, str(ROOT / "benchmarks"))
 import simulate  # noqa: E402
 
@@ -39,32 +36,9 @@ SHUFFLED_EVERY = 6
 SHUFFLED = ["--spark-conf", "spark.kafkadiag.oneTaskBytes=0"]
 
 
-def _rule_args(folder: Path) -> list[str]:
-    path = folder / "args"
-    if not path.is_file():
-        return []
-    return [a for line in path.read_text().splitlines() if line.strip() and not line.lstrip().startswith("#")
-            for a in shlex.split(line)]
-
-
 def _cases() -> dict[str, tuple[Path, list[str]]]:
     """id -> (folder, analyze arguments relative to it) for every fixture and simulated case."""
-    cases: dict[str, tuple[Path, list[str]]] = {}
-    for case in sorted((FIXTURES / "cases").iterdir()):
-        expected = json.loads((case / "expected.json").read_text())
-        cases[f"cases/{case.name}"] = (case, [*expected.get("args", []), "input"])
-    for rule in sorted((FIXTURES / "rules").iterdir()):
-        for kind in ("fail", "pass"):
-            if (rule / kind).is_dir():
-                cases[f"rules/{rule.name}/{kind}"] = (rule, [*_rule_args(rule), kind])
-    for case in sorted((FIXTURES / "real").iterdir()):
-        if (case / "case.yaml").is_file():
-            cases[f"real/{case.name}"] = (case, list(yaml.safe_load((case / "case.yaml").read_text())["files"]))
-    for case in sorted((FIXTURES / "clients").iterdir()):
-        if (case / "input").is_dir():
-            cases[f"clients/{case.name}"] = (case, ["input"])
-    for folder in ("logs", "readers"):
-        cases[folder] = (FIXTURES / folder, ["."])
+    cases = fixture_cases()
     for era in ERAS:
         for scenario in SCENARIOS:
             cases[f"simulated/{era}/{scenario}"] = (SIMULATED / era / scenario, [])
@@ -82,30 +56,10 @@ def _simulate() -> None:
                 simulate.generate(scenario, era, folder, seed=1)
 
 
-def _absolute(folder: Path, args: list[str]) -> list[str]:
-    if not args:  # a simulated case: every file it wrote
-        return sorted(str(p) for p in folder.iterdir() if p.name != "expected.json" and not p.name.endswith(".stderr.txt"))
-    return [str(folder / a) if (folder / a).exists() else a for a in args]
-
-
 def report(case: str, engine: list[str]) -> dict:
     """The JSON report of ``kafkadiag analyze`` on a case, without the engine's own line."""
-    import typer
-
-    from kafkadiag.cli import app
-
     folder, args = CASES[case]
-    with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        try:
-            app(["analyze", "--format", "json", "--fail-on", "never", "-o", out.name, *engine, *_absolute(folder, args)],
-                standalone_mode=False)
-        except (typer.Exit, SystemExit):
-            pass
-        text = Path(out.name).read_text()
-    result = json.loads(text) if text.strip() else {}
-    result.get("summary", {}).pop("engine", None)
-    result["notes"] = [n for n in result.get("notes", []) if not n.startswith("engine:")]
-    return result
+    return json_report(folder, args, engine)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ the key modulo the number of Spark partitions, so all rows of one key meet in on
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
@@ -21,7 +21,7 @@ from ...facts.batch_stream import PARTIAL_COLUMNS, BatchStream, PartitionStats
 from ...facts.coordinator import log_partition_summary
 from ...facts.id_shapes import family_and_shape
 from ...facts.build import CollectedEvents, _shifted, with_subject_label
-from ...facts.stages import RunValues, coordinator_facts, producer_facts
+from ...facts.stages import RunValues, combine_topics, coordinator_facts, producer_facts
 from ...readers.base import InputReport
 from ...ruleset.representatives import GroupCounts
 from ...readers.dumplog_parser import SectionState
@@ -350,6 +350,38 @@ def finished(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> tupl
 
     rows, group_counts = matched_rows(tables, rules, config)
     return (rows, table_counts(tables), topic_partials(tables["spans"]) if "spans" in tables else None, group_counts)
+
+
+def gather_finished(done: Iterable[tuple], rules: list, config: dict) -> tuple[dict[str, pd.DataFrame], dict[str, int], GroupCounts]:
+    """What every group's stage finished, joined where the rules run: matched rows per table,
+    summed counts and group sizes, and the topic stage's combine step (one row per topic and bucket came back)."""
+    matched: dict[str, list[pd.DataFrame]] = {}
+    counts: dict[str, int] = {}
+    group_counts: GroupCounts = {}
+    partials = []
+
+    def add(rows: dict[str, pd.DataFrame], sizes: GroupCounts) -> None:
+        for name, frame in rows.items():
+            matched.setdefault(name, []).append(frame)
+        add_group_counts(group_counts, sizes)
+
+    for rows, part_counts, topic_part, sizes in done:
+        add(rows, sizes)
+        for key, n in part_counts.items():
+            counts[key] = counts.get(key, 0) + n
+        if topic_part is not None:
+            partials.append(topic_part)
+    add(*matched_rows(combine_topics(partials), rules, config))
+    return {name: pd.concat(frames, ignore_index=True) for name, frames in matched.items()}, counts, group_counts
+
+
+def run_summary(counts: Mapping[str, int], batches: int, partitions: int) -> dict[str, object]:
+    """The run's summary (as ``pipeline.summarize`` gives it) from the stages' summed counts."""
+    return {
+        "batches": int(batches), "partitions": int(partitions),
+        **{key: int(counts.get(key, 0)) for key in ("transactions", "committed", "aborted", "open", "producer_ids",
+                                                    "transactional_ids", "coordinator_records")},
+    }
 
 
 def coordinator_items(facts: dict[str, pd.DataFrame], buckets: int) -> list[tuple[int, tuple[str, pd.DataFrame]]]:

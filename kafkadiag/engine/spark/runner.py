@@ -21,16 +21,13 @@ Only findings, the rows they cite, reports and the small run-wide values reach t
 from __future__ import annotations
 
 import os
-from collections import Counter
 from dataclasses import replace
 from typing import Any, Callable, Mapping
-
-import pandas as pd
 
 from ...config import EffectiveConfig
 from ...facts.build import CollectedEvents
 from ...facts.coordinator import join_log_partitions
-from ...facts.stages import RunValues, combine_topics, run_values_from
+from ...facts.stages import RunValues, run_values_from
 from ...readers.base import InputReport, ReadOptions
 from ..correlate import correlate
 from ..evidence import fill_evidence, local_lines
@@ -239,31 +236,8 @@ class _Run:
 
     def _gather(self, finished: list, joins, rules: list, config: dict) -> dict:
         """Matched rows per table, summed counts, and the topic stage's combine step, on the driver."""
-        matched: dict[str, list[pd.DataFrame]] = {}
-        counts: Counter = Counter()
-        group_counts: keyed.GroupCounts = {}
-        partials = []
-
-        def add(rows: dict[str, pd.DataFrame], sizes: keyed.GroupCounts) -> None:
-            for name, frame in rows.items():
-                matched.setdefault(name, []).append(frame)
-            keyed.add_group_counts(group_counts, sizes)
-
-        for rows, part_counts, topic_part, sizes in finished:
-            add(rows, sizes)
-            counts.update(part_counts)
-            if topic_part is not None:
-                partials.append(topic_part)
-        # The topic stage's combine step runs here: one row per topic and producer bucket came back.
-        add(*keyed.matched_rows(combine_topics(partials), rules, config))
-        tables = {name: pd.concat(frames, ignore_index=True) for name, frames in matched.items()}
-        summary = {
-            "batches": int(sum(s.batches for s in joins.stats.values())),
-            "partitions": len(joins.stats),
-            "transactions": counts["transactions"], "committed": counts["committed"], "aborted": counts["aborted"],
-            "open": counts["open"], "producer_ids": counts["producer_ids"],
-            "transactional_ids": counts["transactional_ids"], "coordinator_records": counts["coordinator_records"],
-        }
+        tables, counts, group_counts = keyed.gather_finished(finished, rules, config)
+        summary = keyed.run_summary(counts, sum(s.batches for s in joins.stats.values()), len(joins.stats))
         return {"matched": tables, "stats": summary, "group_counts": group_counts}
 
     def _run_values(self, joins, reports: list[InputReport]) -> RunValues:

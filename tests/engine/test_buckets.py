@@ -1,0 +1,61 @@
+"""Producer facts built in buckets give the report the whole-run stage gives.
+
+``analyze`` builds a large run's producer facts one bucket of producer ids at a time and keeps
+only the rows a finding can show (``kafkadiag.engine.buckets``). Here the bucket size is made
+tiny, so every case with more than a couple of transactions is cut into many buckets, and the
+whole JSON report (findings with evidence and fixes, inputs, summary counts) must equal the one
+built from whole tables.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from kafkadiag.engine import buckets
+from tests.casebook import ROOT, fixture_cases, json_report
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from kafkasim import generate_bulk  # noqa: E402
+
+CASES = fixture_cases()
+QUICK = [case for case in CASES if case.startswith("cases/")]
+TINY_BUCKETS = 2  # transactions per bucket: every case with more than two is cut
+
+
+def both_ways(monkeypatch, folder: Path, args: list[str]) -> tuple[dict, dict]:
+    monkeypatch.setattr(buckets, "BUCKET_SPANS", 10**12)
+    whole = json_report(folder, args, ["--engine", "local"])
+    monkeypatch.setattr(buckets, "BUCKET_SPANS", TINY_BUCKETS)
+    return whole, json_report(folder, args, ["--engine", "local"])
+
+
+@pytest.mark.parametrize("case", QUICK)
+def test_bucketed_facts_give_the_same_report(case: str, monkeypatch) -> None:
+    whole, bucketed = both_ways(monkeypatch, *CASES[case])
+    assert bucketed["findings"] == whole["findings"]
+    assert bucketed == whole
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [c for c in CASES if c not in QUICK])
+def test_every_fixture_gives_the_same_report_bucketed(case: str, monkeypatch) -> None:
+    whole, bucketed = both_ways(monkeypatch, *CASES[case])
+    assert bucketed == whole
+
+
+@pytest.mark.parametrize("era", ["2.0", "3.3"])
+def test_a_busy_cluster_in_buckets(era: str, tmp_path: Path, monkeypatch) -> None:
+    """Hundreds of producers and thousands of transactions in 40 buckets: open, aborted and
+    near-timeout transactions give the same findings, counts and evidence."""
+    dump = tmp_path / f"bulk-{era}.txt"
+    truth = generate_bulk(dump, 3_000_000, era=era, seed=3, producers=120, segment_bytes=400_000)
+    whole = json_report(tmp_path, [dump.name], ["--engine", "local"])
+    monkeypatch.setattr(buckets, "BUCKET_SPANS", max(1, whole["summary"]["transactions"] // 40))
+    bucketed = json_report(tmp_path, [dump.name], ["--engine", "local"])
+    assert whole["summary"]["committed"] == truth["commits"]
+    assert whole["summary"]["aborted"] == truth["aborts"]
+    assert whole["findings"]
+    assert bucketed == whole

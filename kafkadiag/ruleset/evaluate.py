@@ -21,10 +21,10 @@ from .conditions import ConditionError, condition_mask
 from .config import ConfigView
 from .errors import RuleError
 from .model import Rule, TableSpec, condition_fields
+from .refs import EvidenceRef, cited, log_order
 from .representatives import GroupCounts, group_key
 from .templates import Placeholder, RenderContext, Template, plain, is_unknown
 
-EvidenceRef = tuple[int, int, int]  # (file_id, line, byte)
 EvidenceResolver = Callable[[list[EvidenceRef]], list[Evidence]]
 _INT_SUBJECT = {"producer_id", "producer_epoch", "partition"}
 
@@ -264,15 +264,5 @@ def _subject_value(column: str, values: list, positions: list[int]) -> object:
 
 def _evidence_refs(spec: TableSpec, data: Mapping[str, list], positions: list[int], cap: int) -> list[EvidenceRef]:
     """Distinct (file_id, line, byte) references of the rows, in log order, at most ``cap``."""
-    refs: set[EvidenceRef] = set()
-    for file_col, line_col, byte_col in spec.evidence:
-        if file_col not in data or byte_col not in data:
-            continue
-        files, bytes_, lines = data[file_col], data[byte_col], data.get(line_col)
-        for i in positions:
-            f, b = plain(files[i]), plain(bytes_[i])
-            if is_unknown(f) or is_unknown(b):
-                continue
-            line = plain(lines[i]) if lines is not None else -1
-            refs.add((int(f), -1 if is_unknown(line) else int(line), int(b)))  # type: ignore[arg-type]
-    return sorted(refs, key=lambda r: (r[0], r[2], r[1]))[: max(cap, 0)]
+    refs = {ref for ref, _row in cited(spec, data, positions)}
+    return sorted(refs, key=log_order)[: max(cap, 0)]

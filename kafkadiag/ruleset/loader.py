@@ -8,7 +8,6 @@ directly. Problems from every file are collected and raised together as one Rule
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Iterable, Mapping
 

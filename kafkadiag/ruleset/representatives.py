@@ -22,6 +22,7 @@ from ..facts.registry import SUBJECT_COLUMNS
 from .conditions import condition_mask
 from .config import ConfigView
 from .model import Rule, TableSpec
+from .refs import cited, log_order
 from .templates import is_unknown, plain
 
 #: rule id -> group key (see :func:`group_key`) -> rows in that group.
@@ -105,17 +106,8 @@ def _first_of_each(rows: list[int], values: list, limit: int | None) -> list[int
 
 
 def _first_evidence(rows: list[int], columns: Mapping[str, list], spec: TableSpec, cap: int) -> set[int]:
-    """Rows citing the ``cap`` first distinct evidence lines (file, byte, line order), as evaluation picks them."""
-    cited: dict[tuple[int, int, int], int] = {}
-    for file_col, line_col, byte_col in spec.evidence:
-        if file_col not in columns or byte_col not in columns:
-            continue
-        files, bytes_, lines = columns[file_col], columns[byte_col], columns.get(line_col)
-        for i in rows:
-            f, b = plain(files[i]), plain(bytes_[i])
-            if is_unknown(f) or is_unknown(b):
-                continue
-            line = plain(lines[i]) if lines is not None else -1
-            ref = (int(f), int(b), -1 if is_unknown(line) else int(line))  # type: ignore[arg-type]
-            cited.setdefault(ref, i)
-    return {cited[ref] for ref in sorted(cited)[: max(cap, 0)]}
+    """Rows citing the ``cap`` first distinct evidence lines, as evaluation picks them."""
+    first: dict[tuple[int, int, int], int] = {}
+    for ref, row in cited(spec, columns, rows):
+        first.setdefault(ref, row)
+    return {first[ref] for ref in sorted(first, key=log_order)[: max(cap, 0)]}

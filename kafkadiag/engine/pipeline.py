@@ -1,9 +1,9 @@
 """The stages of one analysis, shared by every engine.
 
 inputs → event tables (read and reduced: :class:`Collected`) → fact tables (``fact_inputs_of``,
-then whole or in producer buckets) → rules → correlation → evidence (``diagnose``). An engine is a *runner* of the first stage: the
-local runner reads in this process (large plain files in parallel byte ranges), the Spark runner
-gives each input file or byte range to one Spark task. Everything after the read is this module,
+then whole or in producer buckets) → rules → correlation → evidence (``diagnose``). An engine is
+a *runner* of the first stage: the local runner reads in this process (large plain files in
+parallel byte ranges), the Spark runner gives each input file or byte range to one Spark task. Everything after the read is this module,
 so no diagnosis is implemented twice and both engines must give the same findings.
 """
 

@@ -40,7 +40,8 @@ def group_key(values: Sequence[object]) -> tuple:
     return tuple(out)
 
 
-def representative_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, config: ConfigView, list_fields: set[str], order: np.ndarray, max_evidence: int) -> tuple[np.ndarray, dict[tuple, int]]:
+def representative_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, config: ConfigView, list_fields: set[str],
+                        order: np.ndarray, max_evidence: int) -> tuple[np.ndarray, dict[tuple, int]]:
     """Positions (into ``frame``) of the rows a grouped rule's findings can show, and each group's size.
 
     ``order`` holds the positions of the rows the rule's condition matches, in the order its

@@ -448,6 +448,9 @@ def _root(
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, help="Show the version and exit."),
 ) -> None:
     """Kafka transaction forensics."""
+    from .gctune import tune_for_batch
+
+    tune_for_batch()
 
 
 class Terminated(BaseException):

@@ -23,6 +23,7 @@ from ...facts.coordinator import log_partition_summary
 from ...facts.id_shapes import family_and_shape
 from ...facts.build import CollectedEvents, _shifted, with_subject_label
 from ...facts.stages import RunValues, combine_topics, coordinator_facts, producer_facts
+from ...gctune import tune_for_batch
 from ...readers.base import InputReport
 from ...ruleset.representatives import GroupCounts
 from ...readers.dumplog_parser import SectionState
@@ -189,6 +190,7 @@ def fold_partition(code: int, slices: Iterable[tuple[int, int, int, BatchStream]
 
 def coordinator_bucket(tables: dict[str, pd.DataFrame], run: RunValues) -> dict[str, pd.DataFrame]:
     """The coordinator facts of the whole id families of one bucket, family combine included."""
+    tune_for_batch()
     records = tables.get("txn_records")
     if records is None or records.empty:
         return {}
@@ -200,6 +202,7 @@ _EMPTY_MERGED = {c: np.int64 for c in PARTIAL_COLUMNS}
 
 def producer_bucket(tables: dict[str, pd.DataFrame], run: RunValues) -> dict[str, pd.DataFrame]:
     """Every producer-id fact of the producer ids of one bucket (inputs in the order one run has them)."""
+    tune_for_batch()
     merged = tables.get("merged")
     if merged is None:
         merged = pd.DataFrame({c: pd.Series(dtype=t) for c, t in _EMPTY_MERGED.items()})
@@ -308,6 +311,7 @@ def prepare_pieces(results: Iterable[tuple[int, PieceResult]], joins: dict[int, 
     """Every piece of one task prepared (:func:`prepare_piece`), their log events and coordinator
     records matched together at the end: the rules' conditions cost milliseconds per call, so one
     call per task, not per log file."""
+    tune_for_batch()  # a new Python worker may take the stages after the read
     matched_later: dict[str, list[pd.DataFrame]] = {}
     for order, result in results:
         yield from prepare_piece(order, result, joins[order], buckets, matched_later)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from ...facts.batch_stream import BatchStream
+from ...gctune import tune_for_batch
 from ...facts.build import CollectedEvents
 from ...inputs import RawOpener, open_input
 from ...readers import read_input
@@ -73,6 +74,7 @@ def read_whole(piece: Piece, options: ReadOptions, open_raw: RawOpener | None = 
 
 def read_piece(piece: Piece, options: ReadOptions) -> PieceResult:
     """A whole input, or a byte range of a plain dump read from the state placeholder of its part."""
+    tune_for_batch()  # the first thing an executor's Python worker runs for this package
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         if piece.whole:
@@ -91,6 +93,7 @@ def read_piece(piece: Piece, options: ReadOptions) -> PieceResult:
 
 def read_fetched(rows: Iterator, files: dict[str, tuple[int, str]], options: ReadOptions) -> Iterator[PieceResult]:
     """The body of a task over Spark's ``binaryFile`` rows: each row is one whole input's bytes."""
+    tune_for_batch()
     for row in rows:
         file_id, display = files[row.path]
         piece = Piece(file_id, display, row.path)

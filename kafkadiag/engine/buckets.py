@@ -1,8 +1,11 @@
-"""The producer stage in buckets of producer ids, in this process: memory bounded by a bucket.
+"""The fact stages in buckets, in this process: memory bounded by a bucket, not by the run.
 
-Every fact built from spans is per producer id, so the run's partial spans can be cut by a
-hash of the producer id and each cut built, matched by the rules and dropped before the next:
-only the rows a finding can show, the run's counts and the topic stage's partials are kept. The
+The coordinator's facts are per transactional.id (plus the size of each id's family, completed
+over all ids at the end), every fact built from spans is per producer id. So the coordinator
+records can be cut by a hash of the id and the run's partial spans by a hash of the producer id,
+and each cut built, matched by the rules and dropped before the next: only the rows a finding can
+show, the run's counts, the topic stage's partials, the ids (for their families) and the
+coordinator's transactions (which the producer stage joins) are kept. The
 functions are the Spark runner's keyed stages (:mod:`.spark.keyed`), so the findings are the
 ones the whole-run stage gives (``tests/engine/test_buckets.py``). A run with few transactions
 builds its tables whole, as before; so does ``timeline``, which shows every event. (A bucketed
@@ -17,19 +20,20 @@ import math
 import pandas as pd
 
 from ..facts.build import CollectedEvents, FactInputs, log_facts
-from ..facts.stages import RunValues
+from ..facts.stages import RunValues, combine_coordinator, coordinator_facts
 from .spark import keyed
 
-#: The producer stage runs in buckets of about this many transactions (partial spans) when the
-#: run has more than twice as many (below that, cutting costs more than it saves). Measured on
-#: the 10 GB benchmark corpus (1.57 M transactions): peak 1,719 MB whole, 789 MB in buckets of
-#: 250,000, 584 MB in buckets of 100,000, in the same time.
+#: The stages run in buckets of about this many transactions (partial spans) or coordinator
+#: records when the run has more than twice as many (below that, cutting costs more than it
+#: saves). Measured on the 10 GB benchmark corpus (1.57 M transactions): peak 1,719 MB whole,
+#: 789 MB in buckets of 250,000, 584 MB in buckets of 100,000, in the same time.
 BUCKET_SPANS = 100_000
 
 
 def bucket_count(inputs: FactInputs, bucket_spans: int | None) -> int:
-    """How many buckets the producer stage takes (1: the whole run at once)."""
-    rows = inputs.stream.partial_rows
+    """How many buckets the fact stages take (1: the whole run at once): by the transactions in
+    the batch reduction or the coordinator records, whichever are more."""
+    rows = max(inputs.stream.partial_rows, len(inputs.records))
     if not bucket_spans or rows <= 2 * bucket_spans:
         return 1
     return math.ceil(rows / bucket_spans)
@@ -37,19 +41,31 @@ def bucket_count(inputs: FactInputs, bucket_spans: int | None) -> int:
 
 def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, rules: list,
                      config: dict) -> tuple[dict[str, pd.DataFrame], dict[str, object], dict]:
-    """Matched rows per table, the run's summary and the grouped rules' sizes, one producer bucket at a time."""
+    """Matched rows per table, the run's summary and the grouped rules' sizes: the coordinator
+    stage one bucket of id families at a time, then the producer stage one bucket of producer ids
+    at a time."""
     run: RunValues = inputs.run
     stream = events.batches
     summary_of_stream = (stream.batches, len(stream.partitions))
+    parts: dict[int, list] = {b: [] for b in range(buckets)}  # the producer stage's inputs, by producer bucket
+    done = [keyed.finished({"log_events": log_facts(events), "txn_records": inputs.records}, rules, config)]
+    ids = []  # the family columns need every id: completed after the last bucket
+    for _b, (_tag, records) in keyed.split(inputs.records, "transactional_id", buckets, "txn_records"):
+        facts = coordinator_facts(records, run, combine=False)
+        del records
+        ids.append({"transactional_ids": facts.pop("transactional_ids")})
+        done.append(keyed.finished(facts, rules, config))
+        for pb, item in keyed.coordinator_items(facts, buckets):
+            parts[pb].append((pb, item))
+        del facts
+    if ids:
+        done.append(keyed.finished(combine_coordinator(ids), rules, config))
+        del ids
     spans, sequences = stream.finish_in_buckets(lambda pids: keyed.bucket_of(pd.Series(pids), buckets), buckets)
-    parts: dict[int, list] = {b: [] for b in range(buckets)}
-    for tag, frame in (("sequences", sequences), ("coordinator_txns", inputs.coordinator.get("coordinator_txns")),
-                       ("aborted", inputs.aborted), ("snapshots", inputs.snapshots)):
+    for tag, frame in (("sequences", sequences), ("aborted", inputs.aborted), ("snapshots", inputs.snapshots)):
         for b, item in keyed.split(frame, "producer_id", buckets, tag):
             parts[b].append((b, item))
     del sequences
-    done = [keyed.finished(inputs.coordinator, rules, config),
-            keyed.finished({"log_events": log_facts(events), "txn_records": inputs.records}, rules, config)]
     for b, merged in enumerate(spans):
         items = [(b, ("merged", merged)), *parts.pop(b)]
         del merged

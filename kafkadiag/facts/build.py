@@ -128,14 +128,13 @@ def with_subject_label(logs: pd.DataFrame) -> pd.DataFrame:
 
 @dataclass
 class FactInputs:
-    """What every fact stage starts from: the run-wide values, the coordinator's facts (per id
-    family, small), and the batch reduction, to be finished whole or in producer buckets."""
+    """What every fact stage starts from: the run-wide values, the coordinator's records and the
+    batch reduction, to be built whole or in buckets (of id families and of producer ids)."""
 
     records: pd.DataFrame
     snapshots: pd.DataFrame
     aborted: pd.DataFrame
     run: RunValues
-    coordinator: dict[str, pd.DataFrame]
     stream: BatchStream
 
 
@@ -146,14 +145,14 @@ def fact_inputs(
     v2_possible: bool,
     now_ms: int | None = None,
 ) -> FactInputs:
-    """Run-wide values first, then the coordinator stage."""
+    """The run-wide values, from the partition stats and the coordinator records."""
     records = _concat(events.txn_records, TXN_RECORDS.empty())
+    events.txn_records[:] = [records] if len(records) else []  # the same rows, held once (not as chunks and a copy)
     snapshots = _concat(events.snapshots, SNAPSHOT_ENTRIES.empty())
     aborted = _concat(events.aborted, ABORTED_TXNS.empty())
     stream = events.batches
     run = run_values(stream, records, config, config_is_default, v2_possible, now_ms)
-    coord = coordinator_facts(records, run)
-    return FactInputs(records, snapshots, aborted, run, coord, stream)
+    return FactInputs(records, snapshots, aborted, run, stream)
 
 
 def log_facts(events: CollectedEvents) -> pd.DataFrame:
@@ -174,7 +173,7 @@ def build_fact_tables(
 
 def fact_tables(inputs: FactInputs, events: CollectedEvents) -> dict[str, pd.DataFrame]:
     """Every fact table from the stages' inputs, each stage over all its groups at once."""
-    coord = inputs.coordinator
+    coord = coordinator_facts(inputs.records, inputs.run)
     merged, raw_sequences = inputs.stream.finish()
     producers = producer_facts(merged, raw_sequences, coord["coordinator_txns"], inputs.aborted, inputs.snapshots,
                                inputs.run)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import Sequence, TextIO
 
 from .model import Report
@@ -14,7 +13,9 @@ MACHINE_FORMATS = ("json", "markdown", "html", "sarif", "junit", "github")
 def render_machine(report: Report, fmt: str, out: TextIO, rules: Sequence | None = None) -> bool:
     """Render ``report`` in a shared non-text format; False when ``fmt`` is the command's own text format."""
     if fmt == "json":
-        json.dump(report.to_json(), out, indent=2)
+        from .json_stream import write_json
+
+        write_json(report, out)
         out.write("\n")
     elif fmt == "markdown":
         from .markdown import render_markdown

@@ -31,12 +31,13 @@ class Report:
     def summary(self) -> dict[str, object]:
         return {"findings": len(self.findings), **self.counts(), **self.stats}
 
-    def to_json(self) -> dict:
+    def to_json(self, findings: list | None = None) -> dict:
+        """The JSON document; ``findings`` in place of the findings' own (a writer streams them)."""
         return {
             "tool": {"name": "kafkadiag", "version": __version__},
             "command": self.command,
             "summary": self.summary(),
-            "findings": [f.to_json() for f in self.findings],
+            "findings": [f.to_json() for f in self.findings] if findings is None else findings,
             "inputs": self.inputs,
             "config": self.config,
             "notes": self.notes,

@@ -44,7 +44,7 @@ def iso_time(ms: int | None) -> str | None:
         return f"{ms} ms"
 
 
-@dataclass
+@dataclass(slots=True)
 class Subject:
     transactional_id: str | None = None
     producer_id: int | None = None
@@ -71,7 +71,7 @@ class Subject:
         )
 
 
-@dataclass
+@dataclass(slots=True)
 class Evidence:
     file: str
     line: int | None
@@ -82,7 +82,7 @@ class Evidence:
         return {"file": self.file, "line": self.line, "text": self.text}
 
 
-@dataclass
+@dataclass(slots=True)
 class Location:
     """Where a config lint finding points: the line (and column) to change."""
 
@@ -94,7 +94,7 @@ class Location:
         return {"file": self.file, "line": self.line, "column": self.column}
 
 
-@dataclass
+@dataclass(slots=True)
 class Recommendation:
     side: str  # producer | broker | consumer | streams
     config: str
@@ -105,7 +105,7 @@ class Recommendation:
         return {"side": self.side, "config": self.config, "value": self.value, "reason": self.reason}
 
 
-@dataclass
+@dataclass(slots=True)
 class Finding:
     rule: str
     category: str

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 
 from ..facts.build import CollectedEvents, FactInputs, log_facts
+from ..facts.span_spill import SHARDS, buckets_for
 from ..facts.stages import RunValues, combine_coordinator, coordinator_facts
 from .spark import keyed
 
@@ -34,9 +36,15 @@ def bucket_count(inputs: FactInputs, bucket_spans: int | None) -> int:
     """How many buckets the fact stages take (1: the whole run at once): by the transactions in
     the batch reduction or the coordinator records, whichever are more."""
     rows = max(inputs.stream.partial_rows, len(inputs.records))
-    if not bucket_spans or rows <= 2 * bucket_spans:
+    if not bucket_spans or (rows <= 2 * bucket_spans and not inputs.stream.spilled):
         return 1
-    return math.ceil(rows / bucket_spans)
+    wanted = math.ceil(rows / bucket_spans)
+    return buckets_for(wanted) if inputs.stream.spilled else wanted  # spilled shards make whole buckets
+
+
+def spill_shard(producer_ids: np.ndarray) -> np.ndarray:
+    """The shard of each producer id, such that ``shard % buckets`` is ``keyed.bucket_of``'s bucket."""
+    return keyed.bucket_of(pd.Series(producer_ids), SHARDS)
 
 
 def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, rules: list,

@@ -28,14 +28,20 @@ def reduction_options(options: ReadOptions) -> ReadOptions:
                    arrays=tuple(dict.fromkeys((*options.arrays, "batches"))))
 
 
-def collect(paths: list[str], options: ReadOptions, parallel: bool = True) -> tuple[CollectedEvents, EventStream]:
+def collect(paths: list[str], options: ReadOptions, parallel: bool = True,
+            spill_beyond: int | None = None) -> tuple[CollectedEvents, EventStream]:
     """Stream every input into the collected events.
 
     With ``parallel``, large plain dump files are read in ranges by several processes;
-    ``options.log_conditions`` reduce each chunk of log events as it arrives (see :mod:`.log_filter`).
+    ``options.log_conditions`` reduce each chunk of log events as it arrives (see :mod:`.log_filter`);
+    with ``spill_beyond``, partial spans beyond that many wait on disk for the bucketed fact stage.
     """
     options = reduction_options(options)
     events = CollectedEvents()
+    if spill_beyond is not None:
+        from .buckets import spill_shard
+
+        events.batches.spill_beyond(spill_beyond, spill_shard)
 
     def ranges(file_id: int, display: str, path: str, report: InputReport) -> bool:
         return read_in_ranges(events, file_id, display, path, report, options)
@@ -71,7 +77,8 @@ class LocalRunner:
     def collect(self, paths: list[str], options: ReadOptions, rules: list | None = None) -> Collected:
         if self.reduce_logs and rules is not None:
             options = replace(options, log_conditions=log_conditions(rules))
-        events, stream = collect(paths, options, self.parallel)
+        spill = 2 * self.bucket_spans if self.bucket_spans else None  # as many as a run built whole
+        events, stream = collect(paths, options, self.parallel, spill)
         return Collected(events, stream.reports, stream.files, stream.configs)
 
     def analyze(self, paths: list[str], options: ReadOptions, rules: list, config: EffectiveConfig,

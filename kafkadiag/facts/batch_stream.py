@@ -21,6 +21,7 @@ from typing import Callable, Iterator, Mapping
 import numpy as np
 import pandas as pd
 
+from .span_spill import SpanSpill
 from .runs import first_index, last_index, max_ignoring, min_ignoring, roll, run_ends, run_starts, sort_order, take_or
 
 SEQ_MODULUS = 2**31  # producer sequences wrap from Integer.MAX_VALUE to 0
@@ -105,7 +106,10 @@ class BatchStream:
         self._carry: dict[tuple[int, int], _Carry] = {}
         self._seq_carry: dict[tuple[int, int], _SeqCarry] = {}
         self._partials: list[dict[str, np.ndarray]] = []
-        self._partial_rows = 0
+        self._partial_rows = 0  # in memory
+        self._spill: SpanSpill | None = None
+        self._spill_beyond: int | None = None
+        self._shard_of: Callable[[np.ndarray], np.ndarray] | None = None
         self._sequence_rows: list[pd.DataFrame] = []
         self.partitions: dict[int, PartitionStats] = {}
         self.idempotent_producers: set[int] = set()
@@ -184,9 +188,30 @@ class BatchStream:
         if self._partial_rows > 2_000_000:
             self.compact()
 
+    def spill_beyond(self, rows: int, shard_of: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Keep partial spans on disk (:mod:`.span_spill`) once more than ``rows`` are held; ``shard_of``
+        maps producer ids to shards as the fact stage's buckets will."""
+        self._spill_beyond, self._shard_of = rows, shard_of
+
+    @property
+    def spilled(self) -> bool:
+        return self._spill is not None
+
+    def _keep_partial(self, part: dict[str, np.ndarray]) -> None:
+        if self._spill is not None:
+            self._spill.add(part)
+            return
+        self._partials.append(part)
+        self._partial_rows += len(part["tp"])
+        if self._spill_beyond is not None and self._partial_rows > self._spill_beyond and self._shard_of is not None:
+            self._spill = SpanSpill(self._shard_of)
+            for held in self._partials:
+                self._spill.add(held)
+            self._partials, self._partial_rows = [], 0
+
     def compact(self) -> None:
         """Combine the partial spans gathered so far into one sorted set (bounds memory, eases merging)."""
-        if len(self._partials) > 1:
+        if len(self._partials) > 1 and self._spill is None:
             self._partials = [merge_partials(_concat(self._partials))]
             self._partial_rows = len(self._partials[0]["tp"])
 
@@ -358,8 +383,7 @@ class BatchStream:
             "marker_line": np.where(take_or(s["marker_line"], last_ctrl) >= 0, take_or(s["marker_line"], last_ctrl), take_or(s["line"], last_ctrl)),
             "marker_byte": np.where(take_or(s["marker_byte"], last_ctrl) >= 0, take_or(s["marker_byte"], last_ctrl), take_or(s["byte"], last_ctrl)),
         }
-        self._partials.append(partial)
-        self._partial_rows += len(starts)
+        self._keep_partial(partial)
 
     # ----------------------------------------------------------------------------------------
     def only(self, code: int, key: tuple[str, int]) -> BatchStream:
@@ -453,8 +477,7 @@ class BatchStream:
             moved["chunk"] = moved["chunk"] + self._chunk_no
             for name in ("first_line", "marker_line"):
                 moved[name] = np.where(moved[name] > 0, moved[name] + line_offset, moved[name])
-            self._partials.append(moved)
-            self._partial_rows += len(tp)
+            self._keep_partial(moved)
         for key, c in later._carry.items():
             if key[0] in tps:
                 self._carry[joined(key)] = _Carry(c.ordinal + shift.get(key, 0), c.epoch, c.was_control)
@@ -520,11 +543,15 @@ class BatchStream:
     # ----------------------------------------------------------------------------------------
     @property
     def partial_rows(self) -> int:
-        """Partial spans held (at least as many as merged spans ``finish`` will give)."""
-        return sum(len(p["tp"]) for p in self._partials)
+        """Partial spans held, spilled ones included (at least as many as merged spans ``finish`` will give)."""
+        return sum(len(p["tp"]) for p in self._partials) + (self._spill.rows if self._spill is not None else 0)
 
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
+        if self._spill is not None:  # read back whole: the caller did not ask for buckets
+            self._partials += list(self._spill.bucket(0, 1))
+            self._spill.close()
+            self._spill = None
         if self._partials:
             joined = _concat(self._partials)
             self._partials = []  # freed before the merge allocates its copies
@@ -541,14 +568,18 @@ class BatchStream:
 
         A bucket's partial spans are merged when the iterator reaches it (a span's pieces share
         their producer id, so they meet in one bucket), and the stream's partials are dropped
-        after the last: the run's merged spans never exist all at once.
+        after the last: the run's merged spans never exist all at once. Spilled partials are read
+        back from their shards (``buckets`` must then divide ``span_spill.SHARDS``).
         """
         parts, self._partials = self._partials, []
         where = [bucket_of(p["producer_id"]) for p in parts]
+        spill, self._spill = self._spill, None
 
         def merged() -> Iterator[pd.DataFrame]:
             for b in range(buckets):
                 chosen = [{c: a[w == b] for c, a in p.items()} for p, w in zip(parts, where)]
+                if spill is not None:
+                    chosen += list(spill.bucket(b, buckets))
                 joined = _concat(chosen) if chosen else None
                 del chosen
                 if joined is None or not len(joined["tp"]):
@@ -556,6 +587,8 @@ class BatchStream:
                 else:
                     yield pd.DataFrame(merge_partials(joined), copy=False)
             parts.clear()
+            if spill is not None:
+                spill.close()
 
         return merged(), self._finished_sequences()
 

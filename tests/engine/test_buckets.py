@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from kafkadiag.engine import buckets
+from kafkadiag.facts import span_spill
 from tests.casebook import ROOT, fixture_cases, json_report
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -48,13 +49,23 @@ def test_every_fixture_gives_the_same_report_bucketed(case: str, monkeypatch) ->
 
 @pytest.mark.parametrize("era", ["2.0", "3.3"])
 def test_a_busy_cluster_in_buckets(era: str, tmp_path: Path, monkeypatch) -> None:
-    """Hundreds of producers and thousands of transactions in 40 buckets: open, aborted and
-    near-timeout transactions give the same findings, counts and evidence."""
+    """Hundreds of producers and thousands of transactions in 40 buckets, their partial spans
+    spilled to disk while the dump is read: open, aborted and near-timeout transactions give the
+    same findings, counts and evidence, and the spill's files are gone afterwards."""
     dump = tmp_path / f"bulk-{era}.txt"
     truth = generate_bulk(dump, 3_000_000, era=era, seed=3, producers=120, segment_bytes=400_000)
     whole = json_report(tmp_path, [dump.name], ["--engine", "local"])
     monkeypatch.setattr(buckets, "BUCKET_SPANS", max(1, whole["summary"]["transactions"] // 40))
+    spills: list[str] = []
+    real_init = span_spill.SpanSpill.__init__
+
+    def counted(self, shard_of) -> None:
+        real_init(self, shard_of)
+        spills.append(self._dir)
+
+    monkeypatch.setattr(span_spill.SpanSpill, "__init__", counted)
     bucketed = json_report(tmp_path, [dump.name], ["--engine", "local"])
+    assert spills and not any(Path(folder).exists() for folder in spills)
     assert whole["summary"]["committed"] == truth["commits"]
     assert whole["summary"]["aborted"] == truth["aborts"]
     assert whole["findings"]

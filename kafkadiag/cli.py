@@ -473,6 +473,7 @@ def main() -> None:
 def _run() -> int:
     """Run the app and return the process exit code; never raises (but for KAFKADIAG_DEBUG)."""
     from .engine.spark.session import SparkFailed, SparkUnavailable
+    from .facts.span_spill import SpillFailed
     from .report.timeline_svg import ChartUnavailable
     from .ruleset import RuleError
 
@@ -484,7 +485,7 @@ def _run() -> int:
     except (UsageError, ConfigError, SparkUnavailable, ChartUnavailable) as exc:
         typer.echo(f"kafkadiag: {exc}", err=True)
         return 2
-    except SparkFailed as exc:
+    except (SparkFailed, SpillFailed) as exc:
         typer.echo(f"kafkadiag: {exc}", err=True)
         return EXIT_READER_FAILED
     except RuleError as exc:

@@ -24,14 +24,21 @@ SHARDS = 128
 Part = dict[str, np.ndarray]
 
 
+class SpillFailed(Exception):
+    """The spill's directory cannot be written (full, read-only): one line saying where and what to set."""
+
+
 class SpanSpill:
     """Append-only shards of partial spans; ``shard_of`` maps producer ids to ``0..SHARDS-1``."""
 
     def __init__(self, shard_of: Callable[[np.ndarray], np.ndarray]) -> None:
         self.shard_of = shard_of
         self.rows = 0
-        self._dir = tempfile.mkdtemp(prefix="kafkadiag-spans-")
         self._files: dict[int, BinaryIO] = {}
+        try:
+            self._dir = tempfile.mkdtemp(prefix="kafkadiag-spans-")
+        except OSError as exc:
+            raise _failed(tempfile.gettempdir(), exc) from None
         self._cleanup = weakref.finalize(self, _remove, self._dir, self._files)
 
     def add(self, part: Part) -> None:
@@ -39,9 +46,13 @@ class SpanSpill:
         if not n:
             return
         shard = self.shard_of(part["producer_id"])
-        for s in np.unique(shard).tolist():
-            chosen = shard == s
-            pickle.dump({name: values[chosen] for name, values in part.items()}, self._file(s), protocol=5)
+        try:
+            for s in np.unique(shard).tolist():
+                chosen = shard == s
+                pickle.dump({name: values[chosen] for name, values in part.items()}, self._file(s), protocol=5)
+        except OSError as exc:
+            self.close()
+            raise _failed(self._dir, exc) from None
         self.rows += n
 
     def bucket(self, b: int, buckets: int) -> Iterator[Part]:
@@ -74,6 +85,12 @@ def buckets_for(wanted: int) -> int:
     while n < wanted and n < SHARDS:
         n *= 2
     return n
+
+
+def _failed(folder: str, exc: OSError) -> SpillFailed:
+    reason = exc.strerror or str(exc)
+    return SpillFailed(f"cannot keep transaction spans on disk in {folder}: {reason}; set TMPDIR to a directory "
+                       "with room (about 200 bytes per transaction), or use --engine spark")
 
 
 def _remove(folder: str, files: dict[int, BinaryIO]) -> None:

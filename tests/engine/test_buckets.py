@@ -70,3 +70,28 @@ def test_a_busy_cluster_in_buckets(era: str, tmp_path: Path, monkeypatch) -> Non
     assert whole["summary"]["aborted"] == truth["aborts"]
     assert whole["findings"]
     assert bucketed == whole
+
+
+def test_a_full_disk_while_spilling_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    """The spill's directory cannot take more (ENOSPC): the command says where and what to set."""
+    import subprocess
+
+    dump = tmp_path / "bulk.txt"
+    generate_bulk(dump, 1_000_000, era="3.3", seed=4, producers=60, segment_bytes=300_000)
+    script = (
+        "import errno, sys\n"
+        "from kafkadiag.engine import buckets\n"
+        "from kafkadiag.facts import span_spill\n"
+        "buckets.BUCKET_SPANS = 2\n"
+        "def full(self, shard):\n"
+        "    raise OSError(errno.ENOSPC, 'No space left on device')\n"
+        "span_spill.SpanSpill._file = full\n"
+        "from kafkadiag.cli import main\n"
+        f"sys.argv = ['kafkadiag', 'analyze', {str(dump)!r}]\n"
+        "main()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, cwd=ROOT)
+    assert done.returncode == 3, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "No space left on device" in lines[0] and "TMPDIR" in lines[0], done.stderr
+    assert "Traceback" not in done.stderr

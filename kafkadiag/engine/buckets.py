@@ -43,15 +43,20 @@ def bucket_count(inputs: FactInputs, bucket_spans: int | None) -> int:
 
 
 def spill_shard(producer_ids: np.ndarray) -> np.ndarray:
-    """The shard of each producer id, such that ``shard % buckets`` is ``keyed.bucket_of``'s bucket."""
-    return keyed.bucket_of(pd.Series(producer_ids), SHARDS)
+    """The shard of each producer id, such that ``shard % buckets`` is its bucket (``producer_buckets``)."""
+    return producer_buckets(producer_ids, SHARDS)
+
+
+def producer_buckets(producer_ids: np.ndarray, buckets: int) -> np.ndarray:
+    """The bucket of each producer id: ``keyed.bucket_of``, as every table split by producer id gets it."""
+    return keyed.bucket_of(pd.Series(producer_ids), buckets)
 
 
 def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, rules: list,
                      config: dict) -> tuple[dict[str, pd.DataFrame], dict[str, object], dict]:
     """Matched rows per table, the run's summary and the grouped rules' sizes: the coordinator
-    stage one bucket of id families at a time, then the producer stage one bucket of producer ids
-    at a time."""
+    stage one bucket of transactional ids at a time (family sizes completed after the last), then
+    the producer stage one bucket of producer ids at a time."""
     run: RunValues = inputs.run
     stream = events.batches
     summary_of_stream = (stream.batches, len(stream.partitions))
@@ -69,7 +74,7 @@ def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, 
     if ids:
         done.append(keyed.finished(combine_coordinator(ids), rules, config))
         del ids
-    spans, sequences = stream.finish_in_buckets(lambda pids: keyed.bucket_of(pd.Series(pids), buckets), buckets)
+    spans, sequences = stream.finish_in_buckets(lambda pids: producer_buckets(pids, buckets), buckets)
     for tag, frame in (("sequences", sequences), ("aborted", inputs.aborted), ("snapshots", inputs.snapshots)):
         for b, item in keyed.split(frame, "producer_id", buckets, tag):
             parts[b].append((b, item))

@@ -108,8 +108,7 @@ class BatchStream:
         self._partials: list[dict[str, np.ndarray]] = []
         self._partial_rows = 0  # in memory
         self._spill: SpanSpill | None = None
-        self._spill_beyond: int | None = None
-        self._shard_of: Callable[[np.ndarray], np.ndarray] | None = None
+        self._spill_plan: tuple[int, Callable[[np.ndarray], np.ndarray]] | None = None  # (beyond rows, shard of)
         self._sequence_rows: list[pd.DataFrame] = []
         self.partitions: dict[int, PartitionStats] = {}
         self.idempotent_producers: set[int] = set()
@@ -191,7 +190,7 @@ class BatchStream:
     def spill_beyond(self, rows: int, shard_of: Callable[[np.ndarray], np.ndarray]) -> None:
         """Keep partial spans on disk (:mod:`.span_spill`) once more than ``rows`` are held; ``shard_of``
         maps producer ids to shards as the fact stage's buckets will."""
-        self._spill_beyond, self._shard_of = rows, shard_of
+        self._spill_plan = (rows, shard_of)
 
     @property
     def spilled(self) -> bool:
@@ -203,8 +202,8 @@ class BatchStream:
             return
         self._partials.append(part)
         self._partial_rows += len(part["tp"])
-        if self._spill_beyond is not None and self._partial_rows > self._spill_beyond and self._shard_of is not None:
-            self._spill = SpanSpill(self._shard_of)
+        if self._spill_plan is not None and self._partial_rows > self._spill_plan[0]:
+            self._spill = SpanSpill(self._spill_plan[1])
             for held in self._partials:
                 self._spill.add(held)
             self._partials, self._partial_rows = [], 0
@@ -544,7 +543,7 @@ class BatchStream:
     @property
     def partial_rows(self) -> int:
         """Partial spans held, spilled ones included (at least as many as merged spans ``finish`` will give)."""
-        return sum(len(p["tp"]) for p in self._partials) + (self._spill.rows if self._spill is not None else 0)
+        return self._partial_rows + (self._spill.rows if self._spill is not None else 0)
 
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
@@ -554,7 +553,7 @@ class BatchStream:
             self._spill = None
         if self._partials:
             joined = _concat(self._partials)
-            self._partials = []  # freed before the merge allocates its copies
+            self._partials, self._partial_rows = [], 0  # freed before the merge allocates its copies
             spans = pd.DataFrame(merge_partials(joined), copy=False)
             del joined
         else:
@@ -571,7 +570,7 @@ class BatchStream:
         after the last: the run's merged spans never exist all at once. Spilled partials are read
         back from their shards (``buckets`` must then divide ``span_spill.SHARDS``).
         """
-        parts, self._partials = self._partials, []
+        parts, self._partials, self._partial_rows = self._partials, [], 0
         where = [bucket_of(p["producer_id"]) for p in parts]
         spill, self._spill = self._spill, None
 

@@ -57,6 +57,8 @@ class SpanSpill:
 
     def bucket(self, b: int, buckets: int) -> Iterator[Part]:
         """Every part spilled for bucket ``b`` of ``buckets`` (which must divide ``SHARDS``)."""
+        if SHARDS % buckets:
+            raise ValueError(f"{buckets} buckets do not divide the spill's {SHARDS} shards")
         for s in range(b, SHARDS, buckets):
             handle = self._files.get(s)
             if handle is None:

@@ -1,7 +1,7 @@
 """What Spark executors run between shuffles: pure functions over pieces and keyed groups.
 
 The Spark runner (:mod:`.runner`) moves data between these by key, and the local engine runs
-the producer stage of a large run with them bucket by bucket (:mod:`kafkadiag.engine.buckets`);
+the fact stages of a large run with them bucket by bucket (:mod:`kafkadiag.engine.buckets`);
 nothing here knows Spark, so every step can be run and tested in one process. The keys are the groups of
 :mod:`kafkadiag.facts.stages`: topic-partition (the batch reduction), transactional.id (the
 coordinator), producer id (spans and everything built on them), topic.

@@ -6,7 +6,8 @@ another. When the run reduces log events as they come (``analyze``: only rows a 
 are kept, so what comes back is small), each log of at least ``MIN_AHEAD_BYTES`` is read by a
 pool of forked processes with exactly the call the run would make itself (``read_input``), and
 the run takes the results in input order: the same chunks, report and configs as reading it
-here. A result that does not come back (a worker died) is read here after all.
+here. A result that does not come back (a worker died) is read here after all. A log large
+enough is read in parts by several workers at once and joined in order (``log_ranges``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..readers import read_input
 from ..readers.base import InputReport, ReadOptions
 from ..readers.sniff import HEAD_BYTES, sniff
 from .log_filter import reduced
+from .log_ranges import LogJoin, LogPlan, plan_log, read_part
 from .ranges import range_workers
 
 #: Logs smaller than this are read in order here: a round trip to a worker costs more than it saves.
@@ -61,6 +63,8 @@ class ReadAhead:
 
     def __init__(self, specs: list[InputSpec], options: ReadOptions, min_bytes: int | None = None) -> None:
         self._futures: dict[int, Future] = {}
+        self._parts: dict[int, tuple[LogPlan, list[Future]]] = {}
+        self._options = options
         self._pool: ProcessPoolExecutor | None = None
         if options.log_conditions is None or range_workers() < 2:
             return  # every row is kept (the timeline): results as large as the input stay here
@@ -69,11 +73,20 @@ class ReadAhead:
                   if not s.error and s.path == s.display and is_large_log(s.path, least)]
         if not chosen:
             return
-        self._pool = ProcessPoolExecutor(min(range_workers(), len(chosen)), mp_context=multiprocessing.get_context("fork"))
+        plans = {file_id: plan_log(file_id, spec.display, options) for file_id, spec in chosen}
+        tasks = sum(len(p.cuts) - 1 if p else 1 for p in plans.values())
+        self._pool = ProcessPoolExecutor(min(range_workers(), tasks), mp_context=multiprocessing.get_context("fork"))
         for file_id, spec in chosen:
-            self._futures[file_id] = self._pool.submit(_read_elsewhere, file_id, spec.display, options)
+            plan = plans[file_id]
+            if plan is None:
+                self._futures[file_id] = self._pool.submit(_read_elsewhere, file_id, spec.display, options)
+            else:
+                parts = [self._pool.submit(read_part, plan, k, options) for k in range(len(plan.cuts) - 1)]
+                self._parts[file_id] = (plan, parts)
 
     def take(self, file_id: int) -> AheadResult | None:
+        if file_id in self._parts:
+            return self._joined(*self._parts.pop(file_id))
         future = self._futures.pop(file_id, None)
         if future is None:
             return None
@@ -81,6 +94,17 @@ class ReadAhead:
             return future.result()
         except Exception:  # noqa: BLE001 - a worker that died: the input is read here instead
             return None
+
+    def _joined(self, plan: LogPlan, parts: list[Future]) -> AheadResult:
+        """The parts of one log in file order; a part that did not come back is read here."""
+        join = LogJoin(plan, self._options)
+        for k, future in enumerate(parts):
+            try:
+                result = future.result()
+            except Exception:  # noqa: BLE001 - a worker that died: this part is read here
+                result = None
+            join.add(k, result)
+        return AheadResult(join.chunks, join.finish(), [])
 
     def close(self) -> None:
         if self._pool is not None:

@@ -57,9 +57,17 @@ def keep_matching(chunk: pd.DataFrame, conditions: tuple[Condition, ...]) -> pd.
     """The rows of a ``log_events`` chunk that one of ``conditions`` matches."""
     if not len(chunk):
         return chunk
+    mask = matching_mask(chunk, conditions)
+    return chunk if mask.all() else chunk[mask].reset_index(drop=True)
+
+
+def matching_mask(chunk: pd.DataFrame, conditions: tuple[Condition, ...]) -> np.ndarray:
+    """Which rows of a ``log_events`` chunk one of ``conditions`` matches."""
+    mask = np.zeros(len(chunk), dtype=bool)
+    if not len(chunk):
+        return mask
     labelled = with_subject_label(chunk)  # what the rules read: masked messages, subject labels
     view = ConfigView({}, None)
-    mask = np.zeros(len(chunk), dtype=bool)
     for cond in conditions:
         mask |= condition_mask(cond, labelled, view)
-    return chunk if mask.all() else chunk[mask].reset_index(drop=True)
+    return mask

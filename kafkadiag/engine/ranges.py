@@ -30,7 +30,7 @@ from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents
 from ..memory import return_free_memory
 from ..readers.base import InputReport, ReadContext, ReadOptions
-from ..readers.base import counted
+from ..readers.base import counted, merge_report
 from ..readers.dumplog import read_dump
 from ..readers.dumplog_parser import SectionState
 from ..readers.eras import EraTracker
@@ -126,7 +126,7 @@ def _legacy_batch_start(window: bytes) -> int:
     return -1
 
 
-class _Range(io.RawIOBase):
+class ByteRange(io.RawIOBase):
     """At most ``length`` bytes of a file opened at the range's start."""
 
     def __init__(self, handle: BinaryIO, length: int) -> None:
@@ -183,7 +183,7 @@ def read_range(
     counting = progress.active() if slot >= 0 else None
     with open(path, "rb") as handle:
         handle.seek(start)
-        source = _Range(handle, end - start)
+        source = ByteRange(handle, end - start)
         chunks = read_dump(source, ctx, threads=False, start_byte=start, resume=resume)
         for table, chunk in counted(chunks, report):
             events.add(table, chunk)
@@ -285,7 +285,7 @@ class _Joiner:
                 rename = {(here.topic, here.partition): (state.topic, state.partition)}
         self.events.merge(result.events, self.lines, rename)
         self.lines += result.report.lines
-        _add_report(self.report, result.report)
+        merge_report(self.report, result.report)
         for shape in result.shapes:
             self.eras.add(shape)
         end = result.end_state
@@ -297,15 +297,3 @@ class _Joiner:
     def finish(self) -> None:
         self.report.lines = self.lines
         self.report.era = self.eras.era()
-
-
-def _add_report(report: InputReport, part: InputReport) -> None:
-    for kind in part.kinds:
-        if kind not in report.kinds:
-            report.kinds.append(kind)
-    report.skipped += part.skipped
-    report.events += part.events
-    report.skip_reasons.update(part.skip_reasons)
-    report.notes.update(part.notes)
-    if part.error and not report.error:
-        report.error = part.error

@@ -124,6 +124,24 @@ class ReadContext:
             self.report.kinds.append(kind)
 
 
+def merge_report(report: InputReport, part: InputReport) -> None:
+    """Add the report of one part of an input (a byte range read elsewhere) to the input's report."""
+    for kind in part.kinds:
+        if kind not in report.kinds:
+            report.kinds.append(kind)
+    report.lines += part.lines
+    report.skipped += part.skipped
+    report.events += part.events
+    report.kafka_lines += part.kafka_lines
+    report.skip_reasons.update(part.skip_reasons)
+    report.notes.update(part.notes)
+    report.failed = report.failed or part.failed
+    if part.error and not report.error:
+        report.error = part.error
+    if part.damage and not report.damage:
+        report.damage = part.damage
+
+
 def counted(chunks: Iterator[tuple[str, object]], report: InputReport) -> Iterator[tuple[str, object]]:
     """Pass a reader's chunks on, counting the Kafka records and events they carry in ``report``."""
     for table, chunk in chunks:

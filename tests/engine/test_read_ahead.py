@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from kafkadiag.config import EffectiveConfig
-from kafkadiag.engine import ahead
+from kafkadiag.engine import ahead, log_ranges
 from kafkadiag.engine.local import LocalRunner, analyze
 from kafkadiag.engine.ranges import range_workers
 from kafkadiag.ruleset import load_rules
@@ -42,9 +42,13 @@ def _report(paths: list[str]) -> tuple:
     return findings, [r.to_json() for r in result.inputs], len(result.tables["log_events"])
 
 
-def _read_ahead_all(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Every log input is read ahead, whatever its size; returns the file ids that were."""
+def _read_ahead_all(monkeypatch: pytest.MonkeyPatch, in_parts: bool = False) -> list[int]:
+    """Every log input is read ahead, whatever its size (``in_parts``: cut into parts of 2 KB as
+    far as its lines allow); returns the file ids that were."""
     taken: list[int] = []
+    if in_parts:
+        monkeypatch.setattr(log_ranges, "MIN_SPLIT_BYTES", 0)
+        monkeypatch.setattr(log_ranges, "PART_BYTES", 2048)
     original = ahead.ReadAhead.take
 
     def take(self, file_id: int):
@@ -58,11 +62,12 @@ def _read_ahead_all(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return taken
 
 
+@pytest.mark.parametrize("in_parts", [False, True], ids=["whole", "in-parts"])
 @pytest.mark.parametrize("name, paths", _cases(), ids=[c[0] for c in _cases()])
-def test_reading_ahead_gives_what_reading_in_order_gives(name: str, paths: list[str],
+def test_reading_ahead_gives_what_reading_in_order_gives(name: str, paths: list[str], in_parts: bool,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     in_order = _report(paths)
-    taken = _read_ahead_all(monkeypatch)
+    taken = _read_ahead_all(monkeypatch, in_parts)
     assert _report(paths) == in_order
     if not name.startswith("real/"):
         assert taken  # the logs really were read by the pool (a real case may hold no input that sniffs as a log)
@@ -85,3 +90,17 @@ def test_the_timeline_keeps_every_row_and_reads_nothing_ahead() -> None:
 
     reader = ahead.ReadAhead([], ReadOptions())  # no log conditions: every row is kept
     assert reader._pool is None
+
+
+def _fail_second_part(plan, k, options):
+    if k == 1:
+        raise MemoryError("a worker ran out of memory")
+    return log_ranges.read_part(plan, k, options)
+
+
+def test_a_part_whose_worker_fails_is_read_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    paths = [str(FIXTURES / "clients")]
+    in_order = _report(paths)
+    _read_ahead_all(monkeypatch, in_parts=True)
+    monkeypatch.setattr(ahead, "read_part", _fail_second_part)
+    assert _report(paths) == in_order

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from ...facts.batch_stream import PartitionStats, join_partition_stats
-from ...readers.base import InputReport
+from ...readers.base import InputReport, merge_report
 from ...readers.dumplog_parser import SectionState
 from ...readers.eras import EraTracker
-from ..ranges import RangeResult, _add_report, placeholder
+from ..ranges import RangeResult, placeholder
 from .keyed import Key, PieceJoin, PieceMeta, piece_meta
 from .task import Piece, PieceResult
 
@@ -104,7 +104,7 @@ def _plan_ranges(plan: JoinPlan, group: list[PieceMeta], pieces: dict[int, Piece
         plan.add_piece(meta, PieceJoin(lines, rename, _codes(meta.tp_keys, rename, codes, plan.tp_keys)))
         lines += meta.lines
         if meta.report is not None:
-            _add_report(report, meta.report)
+            merge_report(report, meta.report)
         for shape in meta.shapes:
             eras.add(shape)
         end = meta.end_state

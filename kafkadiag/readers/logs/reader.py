@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass, field
 from typing import BinaryIO, Iterator
 
 import numpy as np
@@ -43,14 +44,55 @@ MAX_PENDING = 16 << 20  # an event longer than this is cut
 LOG_CHUNK_ROWS = 8192
 
 
+@dataclass
+class LogStart:
+    """What a read of part of a log starts from (``engine.log_ranges``): the whole file's head
+    decision, and what the lines above the part left behind where that is known.
+
+    ``txn_by_client`` None means unknown: rows of a client the part never names with its
+    transactional id are then listed in ``LogEnd.open_rows`` for the caller to complete.
+    """
+
+    byte: int
+    doc_mode: bool
+    known_broker: bool
+    anchor_ms: int = -1
+    txn_by_client: dict[str, str] | None = None
+
+
+@dataclass
+class LogEnd:
+    """Where a read left the state that flows from one part of a log to the next."""
+
+    known_broker: bool
+    anchor_ms: int
+    wanted_earlier_anchor: bool  # a date-less stamp came before any full date
+    seq: int  # events numbered, pruned ones included
+    txn_by_client: dict[str, str]
+    open_rows: list[int] = field(default_factory=list)  # ``seq`` of rows whose transactional id may be above
+
+
+@dataclass
+class HeadDecision:
+    """What the first look at a log decides for the whole file."""
+
+    doc_mode: bool
+    known_broker: bool
+    family: str  # the family a log whose lines name none is reported as
+
+
 def read_logs(
-    stream: BinaryIO, ctx: ReadContext, *, block_size: int = BLOCK_SIZE, fast: bool = True
+    stream: BinaryIO, ctx: ReadContext, *, block_size: int = BLOCK_SIZE, fast: bool = True,
+    start: LogStart | None = None,
 ) -> Iterator[tuple[str, pd.DataFrame]]:
     """Read one log input; yield ``("log_events", frame)`` chunks of at most ``chunk_rows`` rows.
 
     ``fast=False`` parses every event in full instead of through line templates (tests compare both).
+    With ``start``, ``stream`` is one part of a file beginning at a line that starts an event: line
+    numbers count from the part's start, the file's kind is left to the caller, and ``ctx.end_state``
+    is the part's :class:`LogEnd`.
     """
-    reader = _LogReader(ctx, fast, max_pending=max(MAX_PENDING, 4 * block_size))
+    reader = _LogReader(ctx, fast, max_pending=max(MAX_PENDING, 4 * block_size), start=start)
     tail = b""
     for block, dropped in whole_lines(stream, block_size):
         data = tail + block if tail else block
@@ -63,14 +105,30 @@ def read_logs(
         yield from reader.sink.drain()
     if tail:
         reader.feed(tail, final=True, dropped=0)
-    reader.finish()
+    reader.finish(name_kind=start is None)
+    if start is not None:
+        ctx.end_state = reader.end_state()
     yield from reader.sink.drain(final=True)
+
+
+def head_decision(stream: BinaryIO, ctx: ReadContext, block_size: int = BLOCK_SIZE) -> HeadDecision:
+    """Decide what the file is on the same first lines a whole read decides it on."""
+    reader = _LogReader(ctx)
+    data = b""
+    for block, dropped in whole_lines(stream, block_size):
+        data += block
+        if len(data) >= HEAD_BYTES or dropped:
+            break
+    reader.load(data)
+    reader.decide_mode(len(reader._raw))
+    families = [f for f, _ in reader.sample_families.most_common() if f != TOOL]
+    return HeadDecision(bool(reader.doc_mode), reader.known_broker, families[0] if families else TEXT)
 
 
 class _LogReader:
     """State of one input across blocks."""
 
-    def __init__(self, ctx: ReadContext, fast: bool = True, max_pending: int = 0) -> None:
+    def __init__(self, ctx: ReadContext, fast: bool = True, max_pending: int = 0, start: LogStart | None = None) -> None:
         self.ctx = ctx
         self.fast = fast
         self.max_pending = max_pending
@@ -93,6 +151,17 @@ class _LogReader:
         self.sample_families: Counter = Counter()
         self.known_broker = False
         self.txn_by_client: dict[str, str] = {}  # client.id -> transactional.id, as the input states it
+        #: Rows (their ``seq``) whose client the part has not tied to a transactional id (a part of a file).
+        self.open_rows: list[int] | None = None
+        if start is not None:
+            self.base = start.byte
+            self.doc_mode = start.doc_mode
+            self.known_broker = start.known_broker
+            self.anchor = Anchor(start.anchor_ms)
+            if start.txn_by_client is not None:
+                self.txn_by_client = dict(start.txn_by_client)
+            elif start.byte > 0:
+                self.open_rows = []
         # per-block caches
         self._raw: list[str] = []
         self._clean: list[tuple[str, str] | None] = []
@@ -104,15 +173,10 @@ class _LogReader:
 
     def feed(self, data: bytes, final: bool, dropped: int) -> bytes:
         """Process the whole lines in ``data``; return the bytes of the lines kept for the next block."""
-        text = data.decode("utf-8", "replace")
-        lines = text.split("\n")
-        lines.pop()  # data ends with a newline
+        lines = self.load(data)
         n = len(lines)
-        self._raw = lines
-        self._clean = [None] * n
-        self._heads = {}
         if self.doc_mode is None:
-            self._decide_mode(n)
+            self.decide_mode(n)
         byte_starts = _line_starts(data)
         # Nothing for ``clean`` to undo on any line of the block: a line's raw text is its text.
         self._plain_block = data.isascii() and b"\\" not in data and b"\x1b" not in data and b"\r" not in data
@@ -147,6 +211,15 @@ class _LogReader:
         self.base += processed + (dropped if keep == n else 0)
         return data[processed:]
 
+    def load(self, data: bytes) -> list[str]:
+        """Take the whole lines of ``data`` as the block the line accessors read."""
+        lines = data.decode("utf-8", "replace").split("\n")
+        lines.pop()  # data ends with a newline
+        self._raw = lines
+        self._clean = [None] * len(lines)
+        self._heads = {}
+        return lines
+
     def _cut(self, n: int) -> int:
         """Index of the last head line (the start of the event that may continue in the next block)."""
         stamped = self._stamped
@@ -155,7 +228,7 @@ class _LogReader:
                 return j
         return n
 
-    def _decide_mode(self, n: int) -> None:
+    def decide_mode(self, n: int) -> None:
         """Is this a log at all? Look at the first lines: a log has mostly head or continuation lines."""
         shaped = seen = 0
         for j in range(n):
@@ -173,6 +246,10 @@ class _LogReader:
                 break
         self.doc_mode = seen > 0 and shaped < DOC_RATIO * seen
         self.known_broker = self.sample_families[BROKER] > 0
+
+    def end_state(self) -> LogEnd:
+        return LogEnd(self.known_broker, self.anchor.last_ms, self.anchor.wanted_earlier, self.seq,
+                      self.txn_by_client, self.open_rows or [])
 
     # --- line access --------------------------------------------------------------------------------
 
@@ -474,6 +551,8 @@ class _LogReader:
                 self.txn_by_client[client] = txn
             elif client in self.txn_by_client:
                 row = row[:_TXN] + (self.txn_by_client[client],) + row[_TXN + 1:]
+            elif self.open_rows is not None:
+                self.open_rows.append(self.seq)
         self.sink.row("log_events", row)
         self.seq += 1
         if family not in self.families:
@@ -488,13 +567,13 @@ class _LogReader:
     def note_truncated(self) -> None:
         self.ctx.note("long lines cut to 64 KiB")
 
-    def finish(self) -> None:
+    def finish(self, name_kind: bool = True) -> None:
         if self.other:
             if self.doc_mode:
                 self.ctx.skip("not a log line", self.other)
             else:
                 self.ctx.note("other log lines", self.other)
-        if not self.ctx.report.kinds:
+        if name_kind and not self.ctx.report.kinds:
             families = [f for f, _ in self.sample_families.most_common() if f != TOOL]
             self.ctx.saw_kind("log/" + (families[0] if families else TEXT))
 

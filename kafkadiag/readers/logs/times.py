@@ -208,14 +208,20 @@ def epoch_value_ms(value: object) -> int:
 class Anchor:
     """Resolves date-less stamps against the last full date seen in the same input."""
 
-    def __init__(self) -> None:
-        self.last_ms = -1
+    def __init__(self, last_ms: int = -1) -> None:
+        self.last_ms = last_ms
+        #: A date-less stamp came before any full date: read from a later part of a file, its time
+        #: would have come from the part above (``engine.log_ranges`` reads that part again).
+        self.wanted_earlier = False
 
     def resolve(self, stamp: Stamp) -> int:
         if stamp.ms >= 0:
             self.last_ms = stamp.ms
             return stamp.ms
-        if stamp.tod < 0 or self.last_ms < 0:
+        if stamp.tod < 0:
+            return -1
+        if self.last_ms < 0:
+            self.wanted_earlier = True
             return -1
         day = self.last_ms - self.last_ms % DAY_MS
         if stamp.month_day:

@@ -15,6 +15,9 @@ def main() -> None:
 
         sys.stdout.write(f"kafkadiag {__version__}\n")
         return
+    from .memory import prefer_system_allocator
+
+    prefer_system_allocator()  # before anything imports pyarrow
     from .cli import main as run
 
     run()

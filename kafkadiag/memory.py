@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import os
 from functools import lru_cache
 
 
@@ -32,3 +33,17 @@ def return_free_memory() -> None:
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+
+
+
+def prefer_system_allocator() -> None:
+    """Have Arrow allocate with the C library's ``malloc``, not its bundled mimalloc, unless the
+    user chose a pool: set ``ARROW_DEFAULT_MEMORY_POOL`` before pyarrow is first imported (Arrow
+    reads it once; choosing the pool later does not undo what mimalloc already holds).
+
+    mimalloc keeps what it freed resident for reuse, in every process, and the forked range
+    readers each held about 12 MB more that way. Measured on the 300 MB matrix inputs (process
+    tree peak, mimalloc -> system): dense 279 -> 255 MB, era 3.3 222 -> 197 MB, the mixed log
+    364 -> 292 MB, at the same speed. Child processes (range readers, Spark) inherit the choice.
+    """
+    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")

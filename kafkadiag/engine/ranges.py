@@ -2,10 +2,11 @@
 
 Reading is CPU-bound, and threads in one Python process share one interpreter lock: on two
 cores they only overlap inside numpy and Arrow. Forked processes have no such limit. The file
-is cut just before batch lines near equal fractions of its size; each process reads its range
-exactly as a whole-file read would (the same reader, scanning in its own thread) into its own
-collected events, and the parent joins them range after range with ``CollectedEvents.merge``:
-line numbers shifted, spans numbered on, sequences checked across the cut.
+is cut just before batch lines near equal fractions of its size; the parent reads the first
+range and a forked process each other one, exactly as a whole-file read would (the same reader,
+scanning in its own thread), into its own collected events; the parent joins them range after
+range with ``CollectedEvents.merge``: line numbers shifted, spans numbered on, sequences
+checked across the cut.
 
 A range that starts inside a section does not know which partition it is reading; it reads
 under a placeholder name that is replaced by the partition the previous range ended in. Ranges
@@ -205,6 +206,17 @@ def _child(conn, slot: int, *args) -> None:
         conn.close()
 
 
+def _read_here(args: tuple) -> RangeResult:
+    """The first range, read by the parent while the children read the others: one process
+    fewer to hold its copy of the parent's pages, and one result that needs no pickling."""
+    global _progress_slot
+    _progress_slot = 0
+    try:
+        return read_range(*args)
+    finally:
+        _progress_slot = -1
+
+
 def read_in_ranges(
     events: CollectedEvents, file_id: int, display: str, path: str, report: InputReport, options: ReadOptions,
     workers: int | None = None,
@@ -226,11 +238,12 @@ def read_in_ranges(
     if len(cuts) < 3:
         return False
     context = multiprocessing.get_context("fork")
+    ranges = [(path, display, file_id, options, start, end, None if k == 0 else placeholder(k, transaction_log))
+              for k, (start, end) in enumerate(zip(cuts, cuts[1:]))]
     children = []
     gc.freeze()  # the collector must not touch (and so copy) the parent's objects in each child
-    for k, (start, end) in enumerate(zip(cuts, cuts[1:])):
+    for k, args in enumerate(ranges[1:], start=1):
         receive, send = context.Pipe(duplex=False)
-        args = (path, display, file_id, options, start, end, None if k == 0 else placeholder(k, transaction_log))
         proc = context.Process(target=_child, args=(send, k, *args), daemon=True)
         proc.start()
         send.close()
@@ -238,7 +251,8 @@ def read_in_ranges(
     gc.unfreeze()
     joiner = _Joiner(events, report)
     try:
-        for k, (proc, receive, args) in enumerate(children):
+        joiner.add(0, _read_here(ranges[0]), ranges[0])
+        for k, (proc, receive, args) in enumerate(children, start=1):
             try:
                 status, payload = receive.recv()
             except EOFError:

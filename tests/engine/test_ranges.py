@@ -160,6 +160,7 @@ def test_a_transaction_log_dump_read_in_ranges_gives_the_same_facts(tmp_path, mo
         assert len(ranges.cut_points(str(dump), dump.stat().st_size, workers, transaction_log=True)) > 2
         split, reports, _ = _facts(dump, parallel=True)
         assert reports == whole_reports, workers
-        assert rereads == [], "a range was read again: its placeholder did not fit"  # only the forked readers read
+        # The parent reads the first range itself; any other range read here was read again.
+        assert [start for start in rereads if start != 0] == [], "a range was read again: its placeholder did not fit"
         for name, table in whole.items():
             pd.testing.assert_frame_equal(split[name], table, obj=f"{name} ({workers} ranges)")

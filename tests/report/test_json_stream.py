@@ -54,3 +54,39 @@ def test_no_findings_and_awkward_text() -> None:
 
 def test_the_cases_exist() -> None:
     assert len(CASES) >= 15 and (FIXTURES / "cases").is_dir()
+
+
+def _ascii_finding(**changes) -> Finding:
+    values = dict(rule="X002", category="c", severity="warning", title='quote " backslash \\ slash </x>',
+                  message="controls \x00 \x01 \x1f \b \f \r \t and\nnewline", subject=Subject(producer_id=2**63 - 1),
+                  window_start=0, window_end=1_700_000_000_123, caused_by=["X001#1"], runbook=[], references=["r"],
+                  evidence=[Evidence(file="f.log", line=None, text="")], id="X002#1")
+    values.update(changes)
+    return Finding(**values)
+
+
+@pytest.mark.parametrize("finding", [
+    _ascii_finding(),
+    _ascii_finding(message="DEL \x7f is escaped by json"),
+    _ascii_finding(subject=Subject(producer_id=2**70)),  # beyond 64 bits: orjson refuses it
+    _ascii_finding(message="non-ASCII é and \u2028"),
+], ids=["ascii", "del", "big-int", "non-ascii"])
+def test_a_finding_reads_as_json_dumps_writes_it(finding: Finding) -> None:
+    from kafkadiag.report.json_stream import finding_text
+
+    assert finding_text(finding.to_json()) == json.dumps(finding.to_json(), indent=2)
+
+
+def test_an_ascii_finding_is_encoded_without_the_python_encoder(monkeypatch: pytest.MonkeyPatch) -> None:
+    from kafkadiag.report import json_stream
+
+    doc = _ascii_finding().to_json()
+    expected = json.dumps(doc, indent=2)
+
+    class NoPythonEncoder:
+        @staticmethod
+        def dumps(*_args, **_kwargs):
+            raise AssertionError("the slow encoder ran")
+
+    monkeypatch.setattr(json_stream, "json", NoPythonEncoder)
+    assert json_stream.finding_text(doc) == expected

@@ -15,9 +15,9 @@ def main() -> None:
 
         sys.stdout.write(f"kafkadiag {__version__}\n")
         return
-    from .memory import prefer_system_allocator
+    from .memory import purge_freed_arrow_memory
 
-    prefer_system_allocator()  # before anything imports pyarrow
+    purge_freed_arrow_memory()  # before anything imports pyarrow
     from .cli import main as run
 
     run()

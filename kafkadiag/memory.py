@@ -36,14 +36,17 @@ def return_free_memory() -> None:
 
 
 
-def prefer_system_allocator() -> None:
-    """Have Arrow allocate with the C library's ``malloc``, not its bundled mimalloc, unless the
-    user chose a pool: set ``ARROW_DEFAULT_MEMORY_POOL`` before pyarrow is first imported (Arrow
-    reads it once; choosing the pool later does not undo what mimalloc already holds).
+def purge_freed_arrow_memory() -> None:
+    """Have Arrow's allocator (mimalloc, the default of its wheels) give freed memory back to the
+    system at once, unless the user set its purge delay: set ``MIMALLOC_PURGE_DELAY=0`` before
+    pyarrow is first imported (mimalloc reads it once, when Arrow starts it).
 
-    mimalloc keeps what it freed resident for reuse, in every process, and the forked range
-    readers each held about 12 MB more that way. Measured on the 300 MB matrix inputs (process
-    tree peak, mimalloc -> system): dense 279 -> 255 MB, era 3.3 222 -> 197 MB, the mixed log
-    364 -> 292 MB, at the same speed. Child processes (range readers, Spark) inherit the choice.
+    By default mimalloc keeps what it freed resident for a while, in every process: each forked
+    range reader held about 12 MB more that way. Measured (process tree peak, 300 MB matrix
+    inputs): dense 264 -> 244-249 MB, era 3.3 208-210 -> 185 MB; the 10 GB corpus takes 26.1 s
+    instead of 25.2 s (more pages returned and faulted in again). The C library's ``malloc``
+    (``ARROW_DEFAULT_MEMORY_POOL=system``) saved as much on the small inputs but spent 24 s of
+    system time on the 10 GB one; jemalloc did both well but is not built into every pyarrow.
+    Child processes (range readers, Spark's workers) inherit the setting.
     """
-    os.environ.setdefault("ARROW_DEFAULT_MEMORY_POOL", "system")
+    os.environ.setdefault("MIMALLOC_PURGE_DELAY", "0")

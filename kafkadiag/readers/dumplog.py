@@ -25,6 +25,7 @@ from kafkadiag.readers.dumplog_parser import DumpParser, SectionState
 from kafkadiag.readers.eras import EraTracker
 from kafkadiag.readers.prefetch import parallel_map
 from kafkadiag.readers.sink import Sink
+from kafkadiag.readers.txnlog_fast import emit_run, txn_runs
 from kafkadiag.tables import BATCHES
 
 
@@ -150,7 +151,7 @@ class _BlockReader:
         pos = 0
         while pos < n:
             if self.parser.section_txn:
-                self.general(block, pos, n)
+                self.txn_section(sb, pos, n)
                 return
             k = int(np.searchsorted(batch_idx, pos))
             if k == len(batch_idx):
@@ -181,6 +182,21 @@ class _BlockReader:
             if end == n:
                 self._carry_state(sb, b0, end)
             pos = end
+
+    def txn_section(self, sb: ScannedBlock, a: int, b: int) -> None:
+        """Lines a..b-1 from inside a ``__transaction_state`` section: runs of text-decoder
+        records at once (:mod:`txnlog_fast`), the rest line by line."""
+        block = sb.block
+        pos = a
+        for run in txn_runs(sb, a, b):
+            self.general(block, pos, run.start)
+            pos = run.start
+            if not self.parser.section_txn or not self._context_fits():
+                continue  # a new section began in the lines before: the line parser reads on
+            self.fast_stretch(sb, run.start, run.end)  # the batch lines (the parser is flushed first)
+            emit_run(self.parser, block, run, self.eras)
+            pos = run.end
+        self.general(block, pos, b)
 
     def legacy(self, sb: ScannedBlock) -> None:
         """A block of 0.11 - 2.1 record lines: runs of them regrouped at once, the rest line by line."""

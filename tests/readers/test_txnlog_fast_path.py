@@ -1,0 +1,90 @@
+"""``--transaction-log-decoder`` dumps: runs of text-decoder records read at once
+(``readers.txnlog_fast``) give exactly the line parser's rows, report and era, era by era."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import assert_same_reads, with_odd_lines
+from kafkadiag.readers import dumplog, dumplog_fast, txnlog_fast
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from kafkasim.txnbulk import generate_txn_state  # noqa: E402
+
+#: Eras whose decoder dump has batch lines and text records: the runs are read at once.
+TEXT_ERAS = ("2.4", "3.0", "3.3", "3.5", "4.0")
+#: 0.11 - 2.1 print one ``offset:`` line per record without batch lines, 4.1+ JSON records: the
+#: line parser reads them; the fast read must still equal it.
+OTHER_ERAS = ("1.1", "2.0", "4.1")
+
+
+@pytest.fixture
+def txn_calls(monkeypatch):
+    """Let runs of a few records be taken, and count the records the vectorised path emitted."""
+    monkeypatch.setattr(txnlog_fast, "MIN_PAIRS", 2)
+    monkeypatch.setattr(dumplog_fast, "MIN_FAST_BATCHES", 4)
+    calls = {"n": 0}
+    emit = dumplog.emit_run
+
+    def counting(parser, block, run, eras):
+        calls["n"] += len(run.columns["line"])
+        return emit(parser, block, run, eras)
+
+    monkeypatch.setattr(dumplog, "emit_run", counting)
+    return calls
+
+
+def _dump(tmp_path: Path, era: str, ids: int = 150, seed: int = 3) -> bytes:
+    path = tmp_path / f"txn-{era}.txt"
+    generate_txn_state(path, ids, era=era, seed=seed)
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize("era", TEXT_ERAS + OTHER_ERAS)
+@pytest.mark.parametrize("block_size", [4096, 65536, 1 << 20])
+def test_decoder_records_equal_the_line_parser_per_era(tmp_path: Path, era: str, block_size: int, txn_calls) -> None:
+    assert_same_reads(_dump(tmp_path, era), block_size, txn_calls if era in TEXT_ERAS else None)
+
+
+@pytest.mark.parametrize("era", ("2.4", "3.3"))
+def test_odd_lines_between_records(tmp_path: Path, era: str, txn_calls) -> None:
+    text = with_odd_lines(_dump(tmp_path, era), b"\n", random.Random(7),
+                          b"| offset: 3 CreateTime: 1 keySize: 4 valueSize: -1 sequence: -1 headerKeys: [] key: "
+                          b"transaction_metadata::transactionalId=gone payload: <DELETE>")
+    assert_same_reads(text, 16384, txn_calls)
+
+
+def test_crlf_dump_is_read_by_the_line_parser(tmp_path: Path) -> None:
+    text = _dump(tmp_path, "3.3").replace(b"\n", b"\r\n")
+    assert_same_reads(text, 16384)
+
+
+@pytest.mark.parametrize("case", ["fencing-3.3", "hanging-3.5", "expiration-3.5", "lost-marker-2.8",
+                                  "expired-zombie-3.0", "client-abort-4.0", "invalid-transition-3.3"])
+def test_bundled_transaction_state_dumps(case: str, monkeypatch) -> None:
+    monkeypatch.setattr(txnlog_fast, "MIN_PAIRS", 2)
+    monkeypatch.setattr(dumplog_fast, "MIN_FAST_BATCHES", 4)
+    for path in sorted((ROOT / "fixtures" / "cases" / case / "input").glob("__transaction_state-*")):
+        for block_size in (4096, 1 << 20):
+            assert_same_reads(path.read_bytes(), block_size)
+
+
+def test_odd_values_fall_back_to_the_line_parser(tmp_path: Path, txn_calls) -> None:
+    """Numbers beyond their column, a non-ASCII id and trailing spaces: the line parser's rows and skips."""
+    lines = _dump(tmp_path, "3.3", ids=40).split(b"\n")
+    edited = []
+    for i, line in enumerate(lines):
+        if line.startswith(b"| offset:") and i % 7 == 0:
+            line = line.replace(b"producerEpoch:0", b"producerEpoch:99999999999")
+        elif line.startswith(b"| offset:") and i % 11 == 0:
+            line = line.replace(b"transactionalId=orders", "transactionalId=ördérs".encode())
+        elif line.startswith(b"| offset:") and i % 13 == 0:
+            line = line + b"  "
+        edited.append(line)
+    assert_same_reads(b"\n".join(edited), 16384, txn_calls)

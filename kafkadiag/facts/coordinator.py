@@ -210,9 +210,10 @@ def build_coordinator_facts(
         c0, h = bounds[g], g + 1
         while h < len(bounds) - 1 and bounds[h + 1] - c0 <= CHUNK_RECORDS:
             h += 1
-        cols = {c: recs[c].iloc[c0:bounds[h]].tolist() for c in _WALKED}
+        (tid_c, tomb_c, state_c, pid_c, epoch_c, update_c, rtime_c, timeout_c, parts_c, start_c, file_c, line_c,
+         byte_c) = (recs[c].iloc[c0:bounds[h]].tolist() for c in _WALKED)
         for i, j in zip(bounds[g:h], bounds[g + 1:h + 1]):
-            tid = cols["transactional_id"][i - c0]
+            tid = tid_c[i - c0]
             proto = protocols.get(tid, "unknown")
             cur: _Txn | None = None
             last_ended: _Txn | None = None
@@ -230,22 +231,23 @@ def build_coordinator_facts(
             prev_k = -1
             pid_switches = 0
             for k in range(i, j):
-                tomb = bool(cols["tombstone"][k - c0])
-                state = "" if tomb else cols["state"][k - c0]
-                pid = int(cols["producer_id"][k - c0])
-                epoch = int(cols["producer_epoch"][k - c0])
-                t = _time(int(cols["last_update_ms"][k - c0]), int(cols["record_time"][k - c0]))
+                r = k - c0
+                tomb = bool(tomb_c[r])
+                state = "" if tomb else state_c[r]
+                pid = int(pid_c[r])
+                epoch = int(epoch_c[r])
+                t = _time(int(update_c[r]), int(rtime_c[r]))
                 if tomb:
-                    t = int(cols["record_time"][k - c0]) if cols["record_time"][k - c0] >= 0 else t
+                    t = int(rtime_c[r]) if rtime_c[r] >= 0 else t
                 if prev_k >= 0:
-                    prev_t = _time(int(cols["last_update_ms"][prev_k - c0]), int(cols["record_time"][prev_k - c0]))
+                    prev_t = _time(int(update_c[prev_k - c0]), int(rtime_c[prev_k - c0]))
                     valid = prev_state in VALID_PREVIOUS.get(state, frozenset()) or (
                         proto != "v1" and prev_state in V2_ONLY.get(state, frozenset())
                     )
                     if prev_state == "" and state == "Empty":
                         valid = True  # after expiration the id starts over
                     moves.add(k, prev_k, prev_state, state, valid, prev_t, t)
-                if prev_k >= 0 and not tomb and prev_state != "" and pid != int(cols["producer_id"][prev_k - c0]):
+                if prev_k >= 0 and not tomb and prev_state != "" and pid != int(pid_c[prev_k - c0]):
                     pid_switches += 1
                 # Idle time runs from the last live record at rest (no open transaction) to the next live
                 # record, across any tombstone in between.
@@ -272,8 +274,8 @@ def build_coordinator_facts(
                     epochs.append(epoch)
                     if first_epoch < 0:
                         first_epoch = epoch
-                    timeout = int(cols["timeout_ms"][k - c0]) if cols["timeout_ms"][k - c0] > 0 else default_timeout
-                    parts = [p for p in str(cols["partitions"][k - c0]).split(",") if p]
+                    timeout = int(timeout_c[r]) if timeout_c[r] > 0 else default_timeout
+                    parts = [p for p in str(parts_c[r]).split(",") if p]
                     if state == "Empty":
                         inits += 1
                         if cur is not None:
@@ -292,7 +294,7 @@ def build_coordinator_facts(
                             if cur is not None:
                                 txns.append(cur)
                                 last_ended = cur
-                            start = int(cols["start_ms"][k - c0]) if cols["start_ms"][k - c0] >= 0 else (t if state == "Ongoing" else -1)
+                            start = int(start_c[r]) if start_c[r] >= 0 else (t if state == "Ongoing" else -1)
                             cur = _Txn(tid, pid, epoch, timeout, start, k)
                     if cur is not None:
                         for p in parts:
@@ -312,10 +314,10 @@ def build_coordinator_facts(
             if cur is not None:
                 txns.append(cur)
             family, shape = family_and_shape(str(tid))
-            last_live = [k for k in range(i, j) if not cols["tombstone"][k - c0]]
+            last_live = [k for k in range(i, j) if not tomb_c[k - c0]]
             lk = last_live[-1] if last_live else j - 1
-            first_t = _time(int(cols["last_update_ms"][i - c0]), int(cols["record_time"][i - c0]))
-            last_t = _time(int(cols["last_update_ms"][j - 1 - c0]), int(cols["record_time"][j - 1 - c0]))
+            first_t = _time(int(update_c[i - c0]), int(rtime_c[i - c0]))
+            last_t = _time(int(update_c[j - 1 - c0]), int(rtime_c[j - 1 - c0]))
             max_epoch = max(epochs) if epochs else -1
             # Initialised once, at epoch 0, never re-initialised (an expiry does not count against it,
             # a comeback under a new producer id does).
@@ -323,15 +325,15 @@ def build_coordinator_facts(
                 (proto != "v2" and max_epoch == 0) or (proto == "v2" and inits == 1 and first_epoch == 0)
             )
             ids.append({
-                "transactional_id": tid, "producer_id": int(cols["producer_id"][lk - c0]), "producer_epoch": int(cols["producer_epoch"][lk - c0]),
+                "transactional_id": tid, "producer_id": int(pid_c[lk - c0]), "producer_epoch": int(epoch_c[lk - c0]),
                 "producer_ids": len(pids), "pid_switches": pid_switches, "records": j - i, "inits": inits, "first_epoch": first_epoch, "max_epoch": max_epoch,
-                "tombstones": tombstones, "last_state": "" if cols["tombstone"][j - 1 - c0] else cols["state"][j - 1 - c0],
+                "tombstones": tombstones, "last_state": "" if tomb_c[j - 1 - c0] else state_c[j - 1 - c0],
                 "first_time": first_t, "last_time": last_t, "max_idle_ms": max_idle, "new_pid_after_idle": new_pid_after_idle,
                 "idle_end_time": idle_end, "expiration_ms": expiration,
                 "recommended_expiration_ms": recommend_expiration(max_idle, expiration), "family": family, "id_shape": shape,
                 "family_size": 0, "family_once_epoch0": 0, "once_epoch0": once, "protocol": proto,
-                "file_id": int(cols["file_id"][i - c0]), "line": int(cols["line"][i - c0]), "byte": int(cols["byte"][i - c0]),
-                "end_file_id": int(cols["file_id"][j - 1 - c0]), "end_line": int(cols["line"][j - 1 - c0]), "end_byte": int(cols["byte"][j - 1 - c0]),
+                "file_id": int(file_c[i - c0]), "line": int(line_c[i - c0]), "byte": int(byte_c[i - c0]),
+                "end_file_id": int(file_c[j - 1 - c0]), "end_line": int(line_c[j - 1 - c0]), "end_byte": int(byte_c[j - 1 - c0]),
             })
         g = h
 
@@ -387,7 +389,7 @@ def build_coordinator_facts(
         })
     txn_frame = pd.DataFrame(rows, columns=list(COORDINATOR_TXNS.columns))
     if not txn_frame.empty:
-        longest = txn_frame[txn_frame["duration_ms"] >= 0].groupby("transactional_id")["duration_ms"].max()
+        longest = txn_frame[txn_frame["duration_ms"] >= 0].groupby("transactional_id")["duration_ms"].max().to_dict()
         txn_frame["recommended_timeout_ms"] = [
             recommend_timeout(int(longest.get(t, -1)), max_timeout) for t in txn_frame["transactional_id"]
         ]

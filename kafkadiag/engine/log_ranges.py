@@ -187,10 +187,9 @@ class LogJoin:
     def _guessed_right(self, k: int, result: PartResult) -> bool:
         if k == 0:
             return True  # the first part starts where the file starts: nothing was guessed
-        start, flow = result.start, self.flow
-        if start.known_broker != flow.known_broker:
+        if result.start.known_broker != self.flow.known_broker:
             return False
-        return not (result.end.wanted_earlier_anchor and flow.anchor_ms >= 0 and start.anchor_ms != flow.anchor_ms)
+        return not (result.end.wanted_earlier_anchor and self.flow.anchor_ms >= 0)  # a guessed part starts without one
 
     def _placed(self, chunk: pd.DataFrame, open_rows: set[int]) -> pd.DataFrame:
         """Line numbers and ``seq`` counted on from the parts above; open rows completed and kept

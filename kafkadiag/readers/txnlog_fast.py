@@ -89,20 +89,12 @@ def _plain_batches(sb: ScannedBlock, lines: np.ndarray) -> np.ndarray:
 
 def _consecutive(starts: np.ndarray, matched: np.ndarray) -> list[tuple[int, int]]:
     """Index ranges of ``starts`` whose pairs follow one another (two lines apart), all matched."""
-    out = []
-    lo = None
-    for k in range(len(starts)):
-        ok = bool(matched[k])
-        if ok and lo is not None and starts[k] == starts[k - 1] + 2:
-            continue
-        if lo is not None:
-            out.append((lo, k))
-            lo = None
-        if ok:
-            lo = k
-    if lo is not None:
-        out.append((lo, len(starts)))
-    return out
+    if not len(starts):
+        return []
+    continues = matched & np.r_[False, (np.diff(starts) == 2) & matched[:-1]]  # extends the run before it
+    first = matched & ~continues
+    last = matched & ~np.r_[continues[1:], False]
+    return list(zip(np.flatnonzero(first).tolist(), (np.flatnonzero(last) + 1).tolist()))
 
 
 def _ints(field: pa.Array, bounds: tuple[int, int] | None = None) -> np.ndarray | None:

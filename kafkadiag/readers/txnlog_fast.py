@@ -6,12 +6,14 @@ run are matched by one RE2 pass over the block (through Arrow) and become rows a
 their batch lines take the data fast path.
 
 The line parser (:mod:`dumplog_parser`, with :func:`txnlog_decode.decode_decoder_text`) stays the
-reference: a run is taken here only where each record line has the one-line text shape the
-decoder printed up to Kafka 4.0 (with or without the ``transaction_metadata::`` prefix, any
-partition-set wrapper), ends without a carriage return, and is followed by a batch line (so no
-continuation line can belong to it), and where no batch is a control batch. Anything else (the
-4.1+ JSON decoder, tombstones, raw bytes, odd ids, numbers too large for their column) is left to
-the line parser, line by line. Tested equal, era by era.
+reference: a run is taken here only where each record line has one of the decoder's one-line
+shapes, ends without a carriage return, and is followed by a batch line (so no continuation line
+can belong to it), and where no batch is a control batch. The text shape of Kafka 2.2 - 4.0 (with
+or without the ``transaction_metadata::`` prefix, any partition-set wrapper) is decoded here over
+whole columns; the JSON shape of 4.1+ has each key and value decoded by the line parser's own
+decoder, only the line framing being read here. Anything else (tombstones, raw bytes, odd ids,
+numbers too large for their column) is left to the line parser, line by line. Tested equal, era
+by era.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import pyarrow.compute as pc
 
 from kafkadiag.readers.dumplog_fast import BATCH, RECORD, ScannedBlock, fast_line, line_array
 from kafkadiag.readers.dumplog_lines import parse_record
-from kafkadiag.readers.txnlog_decode import join_partitions
+from kafkadiag.readers.txnlog_decode import decode_decoder_text, join_partitions
 from kafkadiag.tables import TXN_RECORDS
 
 #: One text-decoder record line, newline included (a line ending in CR does not match).
@@ -34,6 +36,12 @@ _RECORD_LINE = (
     r"key: (?P<prefix>transaction_metadata::)?transactionalId=(?P<id>[^ \n]*) "
     r"payload: producerId:(?P<pid>-?\d+),producerEpoch:(?P<epoch>-?\d+),state=(?P<state>\w+),"
     r"partitions=(?P<parts>[^\n]*),txnLastUpdateTimestamp=(?P<update>-?\d+),txnTimeoutMs=(?P<timeout>-?\d+)\n$"
+)
+#: One JSON-decoder record line (4.1+): the framing; the key and value go to the line parser's decoder.
+_JSON_RECORD_LINE = (
+    r"^\| offset: (?P<offset>-?\d+) (?P<time_word>CreateTime|LogAppendTime): (?P<time>-?\d+) "
+    r"(?P<size_word>keySize|keysize): -?\d+ (?:valueSize|valuesize): -?\d+ sequence: -?\d+ headerKeys: \[\] "
+    r"key: (?P<key>\{\"type\":\"0\"[^ \n]*\}) payload: (?P<payload>\{[^\n]*\})\n$"
 )
 #: Fewer pairs than this are not worth a pass: the line parser takes them.
 MIN_PAIRS = 8
@@ -62,18 +70,20 @@ def txn_runs(sb: ScannedBlock, a: int, b: int) -> list[TxnRun]:
     starts = lines[pair]
     if len(starts) < MIN_PAIRS:
         return []
-    records = pc.extract_regex(pc.take(line_array(sb.block), pa.array(starts + 1)), _RECORD_LINE)
-    matched = np.asarray(records.is_valid())
+    lines_of_records = pc.take(line_array(sb.block), pa.array(starts + 1))
     runs: list[TxnRun] = []
-    for lo, hi in _consecutive(starts, matched):
-        if hi - lo < MIN_PAIRS:
-            continue
-        columns = _columns(records[lo:hi])
-        if columns is None:
-            continue
-        rec_lines = starts[lo:hi] + 1
-        runs.append(TxnRun(int(starts[lo]), int(rec_lines[-1]) + 1, {"line": rec_lines, **columns}))
-    return runs
+    for pattern, decode in ((_RECORD_LINE, _columns), (_JSON_RECORD_LINE, _json_columns)):
+        records = pc.extract_regex(lines_of_records, pattern)
+        matched = np.asarray(records.is_valid())
+        for lo, hi in _consecutive(starts, matched):
+            if hi - lo < MIN_PAIRS:
+                continue
+            columns = decode(records[lo:hi])
+            if columns is None:
+                continue
+            rec_lines = starts[lo:hi] + 1
+            runs.append(TxnRun(int(starts[lo]), int(rec_lines[-1]) + 1, {"line": rec_lines, **columns}))
+    return sorted(runs, key=lambda run: run.start)
 
 
 def _plain_batches(sb: ScannedBlock, lines: np.ndarray) -> np.ndarray:
@@ -123,11 +133,59 @@ def _columns(records: pa.StructArray) -> dict[str, np.ndarray] | None:
         "producer_id": ints["pid"], "producer_epoch": epoch.astype(np.int32),
         "state": np.array([s.decode("ascii") for s in records.field("state").to_pylist()], dtype=object),
         "partitions": names[index], "last_update_ms": ints["update"], "timeout_ms": ints["timeout"],
-        "_wrapper": np.array([j[1] for j in joined], dtype=object)[index],
-        "_prefixed": pc.binary_length(records.field("prefix")).to_numpy(zero_copy_only=False) > 0,  # '' when absent
-        "_layout": np.array([f"{t}/{w}" for t, w in zip(records.field("time_word").to_pylist(),
-                                                       records.field("size_word").to_pylist())], dtype=object),
+        "_layout": _layouts(records),
+        "_decoded_shapes": _text_shapes(pc.binary_length(records.field("prefix")).to_numpy(zero_copy_only=False) > 0,
+                                        np.array([j[1] for j in joined], dtype=object)[index]),
     }
+
+
+def _layouts(records: pa.StructArray) -> np.ndarray:
+    """What a record line's own era evidence depends on: its timestamp word and size-word case."""
+    return np.array([f"{t}/{w}" for t, w in zip(records.field("time_word").to_pylist(),
+                                               records.field("size_word").to_pylist())], dtype=object)
+
+
+def _text_shapes(prefixed: np.ndarray, wrapper: np.ndarray) -> np.ndarray:
+    """The era evidence ``decode_decoder_text`` notes for each text record."""
+    out = np.empty(len(prefixed), dtype=object)
+    for k, (p, w) in enumerate(zip(prefixed.tolist(), wrapper.tolist())):
+        if p:
+            out[k] = ("txn-prefix-list" if w == "list" else "txn-prefix-set",)
+        else:
+            out[k] = ("txn-no-prefix-hashset" if w == "HashSet" else "txn-no-prefix",)
+    return out
+
+
+def _json_columns(records: pa.StructArray) -> dict[str, np.ndarray] | None:
+    """JSON records: each key and value decoded by the line parser's decoder; None if any is not a row."""
+    offsets, times = _ints(records.field("offset")), _ints(records.field("time"))
+    if offsets is None or times is None:
+        return None
+    decoded = [decode_decoder_text(k, v) for k, v in zip(records.field("key").to_pylist(), records.field("payload").to_pylist())]
+    if any(d.skip or d.values.get("tombstone") for d in decoded):
+        return None
+    out: dict[str, np.ndarray] = {"offset": offsets, "record_time": times}
+    for column in TXN_RECORDS.columns:
+        if column.name in _OWN_COLUMNS:
+            continue
+        values = [d.values.get(column.name, column.default) for d in decoded]
+        if column.dtype == "object":
+            out[column.name] = np.array(values, dtype=object)
+            continue
+        if np.dtype(column.dtype).kind in "iu":
+            info = np.iinfo(np.dtype(column.dtype))
+            if any(not isinstance(v, int) or not info.min <= v <= info.max for v in values):
+                return None  # the line parser counts such a row as a skip
+        out[column.name] = np.array(values, dtype=column.dtype)
+    out["_layout"] = _layouts(records)
+    shapes = np.empty(len(decoded), dtype=object)
+    shapes[:] = [d.shapes for d in decoded]
+    out["_decoded_shapes"] = shapes
+    return out
+
+
+#: The columns a run's rows take from the section and the record line, not from the decoder.
+_OWN_COLUMNS = frozenset({"file_id", "line", "byte", "log_partition", "offset", "record_time"})
 
 
 def emit_run(parser, block, run: TxnRun, eras) -> None:  # noqa: ANN001 - the dump parser and its block
@@ -137,17 +195,14 @@ def emit_run(parser, block, run: TxnRun, eras) -> None:  # noqa: ANN001 - the du
     file_id, _topic, _partition, _segment = parser.batch_context()
     # Era evidence in the order the line parser notes it: a record line's own shapes, then its
     # decoded shape, at the first line of each kind.
-    kinds = np.array([f"{layout}|{prefixed}|{wrapper}" for layout, prefixed, wrapper
-                      in zip(cols["_layout"], cols["_prefixed"], cols["_wrapper"])], dtype=object)
+    kinds = np.array([f"{layout}|{','.join(shapes)}" for layout, shapes in zip(cols["_layout"], cols["_decoded_shapes"])],
+                     dtype=object)
     _unique, first = np.unique(kinds, return_index=True)
     for i in sorted(first.tolist()):
         for shape in parse_record(fast_line(block, int(cols["line"][i]))).shapes:
             eras.add(shape)
-        wrapper = cols["_wrapper"][i]
-        if cols["_prefixed"][i]:
-            eras.add("txn-prefix-list" if wrapper == "list" else "txn-prefix-set")
-        else:
-            eras.add("txn-no-prefix-hashset" if wrapper == "HashSet" else "txn-no-prefix")
+        for shape in cols["_decoded_shapes"][i]:
+            eras.add(shape)
     values = {
         "file_id": np.full(n, file_id, dtype=np.int32),
         "line": cols["line"] + block.first_line,

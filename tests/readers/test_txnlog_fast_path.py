@@ -17,11 +17,12 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from kafkasim.txnbulk import generate_txn_state  # noqa: E402
 
-#: Eras whose decoder dump has batch lines and text records: the runs are read at once.
-TEXT_ERAS = ("2.4", "3.0", "3.3", "3.5", "4.0")
-#: 0.11 - 2.1 print one ``offset:`` line per record without batch lines, 4.1+ JSON records: the
-#: line parser reads them; the fast read must still equal it.
-OTHER_ERAS = ("1.1", "2.0", "4.1")
+#: Eras whose decoder dump has batch lines and one-line records (text up to 4.0, JSON from 4.1):
+#: the runs are read at once.
+RUN_ERAS = ("2.4", "3.0", "3.3", "3.5", "4.0", "4.1")
+#: 0.11 - 2.1 print one ``offset:`` line per record without batch lines: the line parser reads
+#: them; the fast read must still equal it.
+OTHER_ERAS = ("1.1", "2.0")
 
 
 @pytest.fixture
@@ -46,13 +47,13 @@ def _dump(tmp_path: Path, era: str, ids: int = 150, seed: int = 3) -> bytes:
     return path.read_bytes()
 
 
-@pytest.mark.parametrize("era", TEXT_ERAS + OTHER_ERAS)
+@pytest.mark.parametrize("era", RUN_ERAS + OTHER_ERAS)
 @pytest.mark.parametrize("block_size", [4096, 65536, 1 << 20])
 def test_decoder_records_equal_the_line_parser_per_era(tmp_path: Path, era: str, block_size: int, txn_calls) -> None:
-    assert_same_reads(_dump(tmp_path, era), block_size, txn_calls if era in TEXT_ERAS else None)
+    assert_same_reads(_dump(tmp_path, era), block_size, txn_calls if era in RUN_ERAS else None)
 
 
-@pytest.mark.parametrize("era", ("2.4", "3.3"))
+@pytest.mark.parametrize("era", ("2.4", "3.3", "4.1"))
 def test_odd_lines_between_records(tmp_path: Path, era: str, txn_calls) -> None:
     text = with_odd_lines(_dump(tmp_path, era), b"\n", random.Random(7),
                           b"| offset: 3 CreateTime: 1 keySize: 4 valueSize: -1 sequence: -1 headerKeys: [] key: "
@@ -86,5 +87,23 @@ def test_odd_values_fall_back_to_the_line_parser(tmp_path: Path, txn_calls) -> N
             line = line.replace(b"transactionalId=orders", "transactionalId=ördérs".encode())
         elif line.startswith(b"| offset:") and i % 13 == 0:
             line = line + b"  "
+        edited.append(line)
+    assert_same_reads(b"\n".join(edited), 16384, txn_calls)
+
+
+def test_odd_json_values_fall_back_to_the_line_parser(tmp_path: Path, txn_calls) -> None:
+    """4.1+ JSON records with an epoch beyond its column, a value that is not JSON, a null value
+    and a key of another type: the line parser's rows and skips."""
+    lines = _dump(tmp_path, "4.1", ids=40).split(b"\n")
+    edited = []
+    for i, line in enumerate(lines):
+        if line.startswith(b"| offset:") and i % 7 == 0:
+            line = line.replace(b'"producerEpoch":0', b'"producerEpoch":99999999999')
+        elif line.startswith(b"| offset:") and i % 11 == 0:
+            line = line.replace(b'"data":{"producerId"', b'"data":{"producerId":}{')
+        elif line.startswith(b"| offset:") and i % 13 == 0:
+            line = line.replace(b'"version":"0","data":', b'"version":"0","data":null,"x":')
+        elif line.startswith(b"| offset:") and i % 17 == 0:
+            line = line.replace(b'{"type":"0"', b'{"type":"1"')
         edited.append(line)
     assert_same_reads(b"\n".join(edited), 16384, txn_calls)

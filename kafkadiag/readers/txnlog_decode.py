@@ -103,10 +103,6 @@ def decode_decoder_text(key: bytes, payload: bytes | None) -> TxnDecoded:
     if m is None:
         return TxnDecoded(skip="unparsable transaction metadata")
     parts, wrapper = join_partitions(m.group(4).decode("utf-8", "replace"))
-    if prefixed:
-        shape = "txn-prefix-list" if wrapper == "list" else "txn-prefix-set"
-    else:
-        shape = "txn-no-prefix-hashset" if wrapper == "HashSet" else "txn-no-prefix"
     return TxnDecoded(
         {
             "transactional_id": txn_id,
@@ -117,8 +113,15 @@ def decode_decoder_text(key: bytes, payload: bytes | None) -> TxnDecoded:
             "last_update_ms": int(m.group(5)),
             "timeout_ms": int(m.group(6)),
         },
-        shapes=(shape,),
+        shapes=(text_shape(prefixed, wrapper),),
     )
+
+
+def text_shape(prefixed: bool, wrapper: str) -> str:
+    """Era evidence of a text-decoder record: its key prefix and partition-set wrapper."""
+    if prefixed:
+        return "txn-prefix-list" if wrapper == "list" else "txn-prefix-set"
+    return "txn-no-prefix-hashset" if wrapper == "HashSet" else "txn-no-prefix"
 
 
 def _json_value_fields(data: dict) -> dict[str, object]:

@@ -26,7 +26,7 @@ import pyarrow.compute as pc
 
 from kafkadiag.readers.dumplog_fast import BATCH, RECORD, ScannedBlock, fast_line, line_array
 from kafkadiag.readers.dumplog_lines import parse_record
-from kafkadiag.readers.txnlog_decode import decode_decoder_text, join_partitions
+from kafkadiag.readers.txnlog_decode import decode_decoder_text, join_partitions, text_shape
 from kafkadiag.tables import TXN_RECORDS
 
 #: One text-decoder record line, newline included (a line ending in CR does not match).
@@ -148,11 +148,7 @@ def _layouts(records: pa.StructArray) -> np.ndarray:
 def _text_shapes(prefixed: np.ndarray, wrapper: np.ndarray) -> np.ndarray:
     """The era evidence ``decode_decoder_text`` notes for each text record."""
     out = np.empty(len(prefixed), dtype=object)
-    for k, (p, w) in enumerate(zip(prefixed.tolist(), wrapper.tolist())):
-        if p:
-            out[k] = ("txn-prefix-list" if w == "list" else "txn-prefix-set",)
-        else:
-            out[k] = ("txn-no-prefix-hashset" if w == "HashSet" else "txn-no-prefix",)
+    out[:] = [(text_shape(p, w),) for p, w in zip(prefixed.tolist(), wrapper.tolist())]
     return out
 
 

@@ -76,34 +76,36 @@ def test_bundled_transaction_state_dumps(case: str, monkeypatch) -> None:
             assert_same_reads(path.read_bytes(), block_size)
 
 
+def _record_lines_edited(text: bytes, edits: list[tuple[int, bytes, bytes]]) -> bytes:
+    """``text`` with, in each record line whose number the first of ``edits``' moduli divides,
+    that edit's replacement made (an empty text to replace: appended)."""
+    out = []
+    for i, line in enumerate(text.split(b"\n")):
+        if line.startswith(b"| offset:"):
+            edit = next(((old, new) for modulus, old, new in edits if i % modulus == 0), None)
+            if edit is not None:
+                line = line.replace(*edit) if edit[0] else line + edit[1]
+        out.append(line)
+    return b"\n".join(out)
+
+
 def test_odd_values_fall_back_to_the_line_parser(tmp_path: Path, txn_calls) -> None:
     """Numbers beyond their column, a non-ASCII id and trailing spaces: the line parser's rows and skips."""
-    lines = _dump(tmp_path, "3.3", ids=40).split(b"\n")
-    edited = []
-    for i, line in enumerate(lines):
-        if line.startswith(b"| offset:") and i % 7 == 0:
-            line = line.replace(b"producerEpoch:0", b"producerEpoch:99999999999")
-        elif line.startswith(b"| offset:") and i % 11 == 0:
-            line = line.replace(b"transactionalId=orders", "transactionalId=ördérs".encode())
-        elif line.startswith(b"| offset:") and i % 13 == 0:
-            line = line + b"  "
-        edited.append(line)
-    assert_same_reads(b"\n".join(edited), 16384, txn_calls)
+    text = _record_lines_edited(_dump(tmp_path, "3.3", ids=40), [
+        (7, b"producerEpoch:0", b"producerEpoch:99999999999"),
+        (11, b"transactionalId=orders", "transactionalId=ördérs".encode()),
+        (13, b"", b"  "),
+    ])
+    assert_same_reads(text, 16384, txn_calls)
 
 
 def test_odd_json_values_fall_back_to_the_line_parser(tmp_path: Path, txn_calls) -> None:
     """4.1+ JSON records with an epoch beyond its column, a value that is not JSON, a null value
     and a key of another type: the line parser's rows and skips."""
-    lines = _dump(tmp_path, "4.1", ids=40).split(b"\n")
-    edited = []
-    for i, line in enumerate(lines):
-        if line.startswith(b"| offset:") and i % 7 == 0:
-            line = line.replace(b'"producerEpoch":0', b'"producerEpoch":99999999999')
-        elif line.startswith(b"| offset:") and i % 11 == 0:
-            line = line.replace(b'"data":{"producerId"', b'"data":{"producerId":}{')
-        elif line.startswith(b"| offset:") and i % 13 == 0:
-            line = line.replace(b'"version":"0","data":', b'"version":"0","data":null,"x":')
-        elif line.startswith(b"| offset:") and i % 17 == 0:
-            line = line.replace(b'{"type":"0"', b'{"type":"1"')
-        edited.append(line)
-    assert_same_reads(b"\n".join(edited), 16384, txn_calls)
+    text = _record_lines_edited(_dump(tmp_path, "4.1", ids=40), [
+        (7, b'"producerEpoch":0', b'"producerEpoch":99999999999'),
+        (11, b'"data":{"producerId"', b'"data":{"producerId":}{'),
+        (13, b'"version":"0","data":', b'"version":"0","data":null,"x":'),
+        (17, b'{"type":"0"', b'{"type":"1"'),
+    ])
+    assert_same_reads(text, 16384, txn_calls)

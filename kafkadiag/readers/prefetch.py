@@ -20,8 +20,19 @@ R = TypeVar("R")
 _DONE = object()
 
 
+#: Cores this process may scan on, when whoever runs it says so (a Spark task owns
+#: ``spark.task.cpus`` cores, not the machine: threads beyond them only contend with the other tasks).
+_cores: int | None = None
+
+
+def use_cores(cores: int | None) -> None:
+    """Scan with at most ``cores`` threads from now on (None: as many as the machine has, up to 4)."""
+    global _cores
+    _cores = cores if cores and cores > 0 else None
+
+
 def default_workers() -> int:
-    return max(1, min(4, os.cpu_count() or 1))
+    return max(1, min(4, _cores or os.cpu_count() or 1))
 
 
 def parallel_map(

@@ -139,14 +139,27 @@ def _matched_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, rows: np.nda
 
 
 def finding_order(spec: TableSpec, frame: pd.DataFrame) -> np.ndarray:
-    """Positions of ``frame``'s rows in the order findings take them: window start, subject, evidence."""
+    """Positions of ``frame``'s rows in the order findings take them: window start, subject, evidence.
+
+    A stable sort on each key's rank, unknowns last, as ``sort_values(kind="stable",
+    na_position="last")`` orders them; ranked by ``np.lexsort``, because building a frame of keys
+    and sorting it cost ~7 ms a call and a run makes one call per rule and table.
+    """
     evidence_cols = [c for triple in spec.evidence for c in triple]
     order = [c for c in [spec.window[0], *SUBJECT_COLUMNS, *evidence_cols] if c in frame.columns]
-    keys = pd.DataFrame({f"k{i}": _sort_key(frame[c]).reset_index(drop=True) for i, c in enumerate(dict.fromkeys(order))})
     try:
-        return keys.sort_values(list(keys.columns), kind="stable", na_position="last").index.to_numpy()
-    except TypeError:
+        ranks = [_rank(frame[c]) for c in dict.fromkeys(order)]
+    except TypeError:  # values pandas cannot order either: keep the frame's order
         return np.arange(len(frame))
+    if not ranks:
+        return np.arange(len(frame))
+    return np.lexsort(ranks[::-1])
+
+
+def _rank(series: pd.Series) -> np.ndarray:
+    """Each value's rank among the column's distinct values; unknown (NaN, None, -1 numbers) ranks last."""
+    codes, uniques = pd.factorize(_sort_key(series), sort=True)
+    return np.where(codes < 0, len(uniques), codes)
 
 
 def _sort_key(series: pd.Series) -> pd.Series:

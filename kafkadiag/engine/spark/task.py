@@ -19,6 +19,7 @@ from ...facts.build import CollectedEvents
 from ...inputs import RawOpener, open_input
 from ...readers import read_input
 from ...readers.base import InputReport, ReadOptions
+from ...readers.prefetch import use_cores
 from ..log_filter import reduced
 from ..ranges import RangeResult, read_range
 
@@ -72,9 +73,26 @@ def read_whole(piece: Piece, options: ReadOptions, open_raw: RawOpener | None = 
     return PieceResult(piece, events, report, configs, module_file=module_file)
 
 
+def claim_task_cores() -> None:
+    """Read with the cores Spark gave this task (``spark.task.cpus``), not with every core of the host.
+
+    The reader scans blocks on a few threads. In a task those threads compete with the executor's
+    other tasks, and on ``local[1]`` they made one task use one and a half cores.
+    """
+    tune_for_batch()  # the first thing an executor's Python worker runs for this package
+    try:
+        from pyspark import TaskContext
+
+        context = TaskContext.get()
+        cores = context.cpus() if context is not None else None
+    except Exception:  # an older pyspark, or not inside a task: keep the machine's count
+        cores = None
+    use_cores(cores)
+
+
 def read_piece(piece: Piece, options: ReadOptions) -> PieceResult:
     """A whole input, or a byte range of a plain dump read from the state placeholder of its part."""
-    tune_for_batch()  # the first thing an executor's Python worker runs for this package
+    claim_task_cores()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
         if piece.whole:
@@ -93,7 +111,7 @@ def read_piece(piece: Piece, options: ReadOptions) -> PieceResult:
 
 def read_fetched(rows: Iterator, files: dict[str, tuple[int, str]], options: ReadOptions) -> Iterator[PieceResult]:
     """The body of a task over Spark's ``binaryFile`` rows: each row is one whole input's bytes."""
-    tune_for_batch()
+    claim_task_cores()
     for row in rows:
         file_id, display = files[row.path]
         piece = Piece(file_id, display, row.path)

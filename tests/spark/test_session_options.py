@@ -1,0 +1,12 @@
+"""The JVM a local master starts runs with the options kafkadiag chose for short local runs."""
+
+from __future__ import annotations
+
+from kafkadiag.engine.spark.session import LOCAL_JVM_OPTIONS, start_session
+
+
+def test_local_jvm_runs_with_the_client_compiler_only(spark_ready: str) -> None:
+    spark = start_session(spark_ready, {})
+    runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
+    arguments = list(runtime.getInputArguments())
+    assert all(option in arguments for option in LOCAL_JVM_OPTIONS.split()), arguments

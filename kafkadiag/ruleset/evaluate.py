@@ -158,15 +158,15 @@ def finding_order(spec: TableSpec, frame: pd.DataFrame) -> np.ndarray:
 
 def _rank(series: pd.Series) -> np.ndarray:
     """Each value's rank among the column's distinct values; unknown (NaN, None, -1 numbers) ranks last."""
-    codes, uniques = pd.factorize(_sort_key(series), sort=True)
-    return np.where(codes < 0, len(uniques), codes)
-
-
-def _sort_key(series: pd.Series) -> pd.Series:
-    """Unknown (-1) numbers sort after known ones."""
+    codes, uniques = pd.factorize(series, sort=True)
+    known = len(uniques)
+    rank = np.arange(known + 1)  # the last entry is code -1's: missing, ranked after every value
     if ptypes.is_numeric_dtype(series.dtype) and not ptypes.is_bool_dtype(series.dtype):
-        return series.where(series != -1)
-    return series
+        at = np.flatnonzero(np.asarray(uniques == -1, dtype=bool))
+        if at.size:  # -1 means unknown: it ties with missing values, after every known number
+            rank[at[0] + 1:known] -= 1
+            rank[at[0]] = known
+    return rank[codes]
 
 
 def _finding(

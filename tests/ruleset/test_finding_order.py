@@ -7,9 +7,17 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
+from pandas.api import types as ptypes
 
 from kafkadiag.facts.registry import FACT_TABLES
-from kafkadiag.ruleset.evaluate import _sort_key, finding_order
+from kafkadiag.ruleset.evaluate import finding_order
+
+
+def _sort_key(series: pd.Series) -> pd.Series:
+    """Unknown (-1) numbers as missing values, so that they sort after known ones."""
+    if ptypes.is_numeric_dtype(series.dtype) and not ptypes.is_bool_dtype(series.dtype):
+        return series.where(series != -1)
+    return series
 
 
 def pandas_order(spec, frame: pd.DataFrame) -> np.ndarray:

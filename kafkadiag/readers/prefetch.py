@@ -48,7 +48,11 @@ def parallel_map(
     an exception in the source or in ``work`` is raised in the consumer. If the consumer stops
     early, results computed ahead are passed to ``on_drop`` (to give their buffers back).
     """
-    pool = ThreadPoolExecutor(max_workers=workers or default_workers(), thread_name_prefix="kafkadiag-scan")
+    workers = workers or default_workers()
+    if workers == 1:  # one core: a thread beside the consumer would only take turns with it
+        yield from (work(item) for item in source)
+        return
+    pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kafkadiag-scan")
     pending: queue.Queue = queue.Queue(maxsize=depth)
     stop = threading.Event()
 

@@ -109,3 +109,17 @@ def test_odd_json_values_fall_back_to_the_line_parser(tmp_path: Path, txn_calls)
         (17, b'{"type":"0"', b'{"type":"1"'),
     ])
     assert_same_reads(text, 16384, txn_calls)
+
+
+def test_repeated_ids_and_states_share_one_string() -> None:
+    """700,000 records of 100,000 ids must not hold 700,000 copies of the ids (memory)."""
+    import pyarrow as pa
+
+    from kafkadiag.readers.txnlog_fast import _shared_strings
+
+    field = pa.array([b"orders-1", b"orders-2", b"orders-1", b"orders-1", "zahlungs-\u00e4".encode()])
+    values = _shared_strings(field, "utf-8")
+    assert values.tolist() == ["orders-1", "orders-2", "orders-1", "orders-1", "zahlungs-\u00e4"]
+    assert values[0] is values[2] is values[3]
+    again = _shared_strings(pa.array([b"orders-1"]), "utf-8")  # another run of the same dump
+    assert again[0] is values[0]

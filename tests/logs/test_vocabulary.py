@@ -204,3 +204,20 @@ def test_the_vocabulary_ships_in_the_wheel_as_its_own_package() -> None:
     assert config["package-dir"]["kafkadiag.builtin_rules.vocabulary"] == "rules/vocabulary"
     assert "*.yaml" in config["package-data"]["kafkadiag.builtin_rules.vocabulary"]
     assert (ROOT / "rules" / "vocabulary" / "errors.yaml").is_file()
+
+
+def test_kafka_counts_only_beyond_a_broker_logger_name_on_lines_no_keyword_kept() -> None:
+    """The "kafka" pass runs on the lines the keywords left; a mixed block must come out as line by line."""
+    lines = [
+        "[2024-05-14 10:00:01,000] INFO [Log partition=orders-0] Rolled new segment (kafka.log.LocalLog)",  # logger only
+        "2024-05-14 10:00:01 INFO kafka-clients version 3.7.0 started",  # "kafka" in the text
+        "2024-05-14 10:00:01 INFO [thrd:main]: nothing else",  # a keyword
+        "[2024-05-14 10:00:02,000] INFO kafka restarted (kafka.server.KafkaServer)",  # text and logger
+        "plain chatter",
+    ]
+    data = "".join(line + "\n" for line in lines).encode()
+    starts = np.flatnonzero(np.frombuffer(b"\n" + data[:-1], dtype=np.uint8) == 10)
+    assert hit_mask(line_array(data, starts)).tolist() == [False, True, True, True, False]
+    only_keywords = "".join(lines[2] + "\n" for _ in range(3)).encode()
+    starts = np.flatnonzero(np.frombuffer(b"\n" + only_keywords[:-1], dtype=np.uint8) == 10)
+    assert hit_mask(line_array(only_keywords, starts)).tolist() == [True, True, True]

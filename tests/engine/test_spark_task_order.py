@@ -59,3 +59,57 @@ def test_the_heaviest_task_comes_first() -> None:
     weights = [5, 9, 1, 7]
     assert balanced_order(weights, 1) == [1, 3, 0, 2]
     assert balanced_order(weights, 2)[0] == 1
+
+
+# --- packing whole files into read tasks ------------------------------------------------------------
+
+from kafkadiag.engine.spark import plan as spark_plan  # noqa: E402
+from kafkadiag.engine.spark.plan import pack  # noqa: E402
+from kafkadiag.engine.spark.task import Piece  # noqa: E402
+
+
+def _items(weights: list[int]) -> list[tuple[Piece, int]]:
+    return [(Piece(i, f"f{i}", f"/data/f{i}"), w) for i, w in enumerate(weights)]
+
+
+def _check(groups: list[tuple[list[Piece], int]], weights: list[int]) -> None:
+    ids = [p.file_id for g, _w in groups for p in g]
+    assert sorted(ids) == list(range(len(weights)))  # every file exactly once
+    for group, weight in groups:
+        assert [p.file_id for p in group] == sorted(p.file_id for p in group)  # file order within a task
+        assert weight == sum(weights[p.file_id] for p in group)
+
+
+def test_the_benchmark_corpus_packs_into_even_tasks_a_multiple_of_the_cores() -> None:
+    weights = [33] * 12 + [237] * 4  # 12 client logs (weighed), 4 dumps, in file order
+    groups = pack(_items(weights), target=268, parallelism=2)  # 256 MiB: five tasks by weight alone
+    _check(groups, weights)
+    assert len(groups) % 2 == 0
+    loads = sorted(w for _g, w in groups)
+    assert loads[-1] - loads[0] <= 40, loads  # file order had given 237 ... 475
+
+
+def test_ranges_count_towards_a_multiple_of_the_cores() -> None:
+    groups = pack(_items([100] * 9), target=300, other_tasks=2, parallelism=2)  # three by weight
+    assert len(groups) == 4
+
+
+def test_many_small_files_respect_the_files_per_task_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(spark_plan, "TASK_FILES", 5)
+    weights = [1] * 23
+    groups = pack(_items(weights), target=1000, parallelism=1)
+    _check(groups, weights)
+    assert all(len(g) <= 5 for g, _w in groups) and len(groups) == 5
+
+
+def test_random_files_stay_within_the_heaviest_file_of_even() -> None:
+    rnd = random.Random(11)
+    for _ in range(200):
+        weights = [rnd.choice([rnd.randint(1, 40), rnd.randint(200, 500)]) for _ in range(rnd.randint(1, 80))]
+        parallelism = rnd.choice([1, 2, 4])
+        target = max(1, sum(weights) // rnd.choice([1, 2, 4, 8]))
+        groups = pack(_items(weights), target, parallelism=parallelism)
+        _check(groups, weights)
+        loads = [w for _g, w in groups]
+        assert max(loads) - min(loads) <= max(weights)
+    assert pack([], 100) == []

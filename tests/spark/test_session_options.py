@@ -10,3 +10,16 @@ def test_local_jvm_runs_with_the_client_compiler_only(spark_ready: str) -> None:
     runtime = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean()
     arguments = list(runtime.getInputArguments())
     assert all(option in arguments for option in LOCAL_JVM_OPTIONS.split()), arguments
+
+
+def _workers_in_task(_item: int) -> int:
+    from kafkadiag.engine.spark.task import claim_task_cores
+    from kafkadiag.readers.prefetch import default_workers
+
+    claim_task_cores()
+    return default_workers()
+
+
+def test_a_task_scans_with_the_cores_spark_gave_it(spark_ready: str) -> None:
+    spark = start_session(spark_ready, {})
+    assert spark.sparkContext.parallelize([0, 1], 2).map(_workers_in_task).collect() == [1, 1]

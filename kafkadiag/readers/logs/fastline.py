@@ -50,7 +50,7 @@ class Recipe:
     share the recipe only when those runs have the values in ``pinned``.
     """
 
-    __slots__ = ("specs", "ts_first", "ts_runs", "family", "pinned")
+    __slots__ = ("specs", "ts_first", "ts_runs", "family", "pinned", "rows")
 
     def __init__(self, specs: list[tuple], ts_first: int, ts_runs: int, family: str, pinned: dict[int, str]) -> None:
         self.specs = specs  # per DERIVED column: (False, constant) | (None, run) | (True, [text, run, ...])
@@ -58,6 +58,16 @@ class Recipe:
         self.ts_runs = ts_runs  # digit runs that make up the timestamp (0: the line has none)
         self.family = family
         self.pinned = pinned  # run index -> the value it must have
+        #: Generated row functions by the digit runs' places: learning checks the recipe with the
+        #: function its first shape then uses, and a function is compiled from source each time.
+        self.rows: dict[tuple[tuple[int, int], ...], Callable[..., tuple]] = {}
+
+    def row_function(self, spans: list[tuple[int, int]]) -> Callable[..., tuple]:
+        key = tuple(spans)
+        row = self.rows.get(key)
+        if row is None:
+            row = self.rows[key] = _row_function(self.specs, spans)
+        return row
 
 
 class Shape:
@@ -69,7 +79,7 @@ class Shape:
     def __init__(self, recipe: Recipe, spans: list[tuple[int, int]]) -> None:
         self.recipe = recipe
         self.spans = spans
-        self.row = _row_function(recipe.specs, spans)
+        self.row = recipe.row_function(spans)
         self._ids: Callable[[str], tuple] | None = None
         #: ``(conditions, keeps)``: the pruner's answer for this shape (see :mod:`prune`), kept here
         #: because looking it up is a cost every line of a log pays.
@@ -202,7 +212,7 @@ class LineTemplates:
         if real[1] != probe[1]:  # type: ignore[index]
             return UNCACHEABLE
         recipe = Recipe([_column_spec(probe[0][c], sentinels) for c in DERIVED], ts_first, ts_runs, probe[1], pinned)  # type: ignore[index]
-        check = _row_function(recipe.specs, _spans(parts))(0, 0, 0, 0, 0, line)[len(PLACE_COLUMNS):]
+        check = recipe.row_function(_spans(parts))(0, 0, 0, 0, 0, line)[len(PLACE_COLUMNS):]
         if check != tuple(real[0][c] for c in DERIVED):  # type: ignore[index]
             return UNCACHEABLE
         return recipe

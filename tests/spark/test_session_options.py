@@ -23,3 +23,10 @@ def _workers_in_task(_item: int) -> int:
 def test_a_task_scans_with_the_cores_spark_gave_it(spark_ready: str) -> None:
     spark = start_session(spark_ready, {})
     assert spark.sparkContext.parallelize([0, 1], 2).map(_workers_in_task).collect() == [1, 1]
+
+
+def test_the_option_leaves_room_for_the_user_s_extra_java_options(spark_ready: str) -> None:
+    """Set as default options: extraJavaOptions from spark-defaults.conf or --spark-conf add to them."""
+    conf = start_session(spark_ready, {}).sparkContext.getConf()
+    assert conf.get("spark.driver.defaultJavaOptions") == LOCAL_JVM_OPTIONS
+    assert conf.get("spark.driver.extraJavaOptions", "") != LOCAL_JVM_OPTIONS

@@ -49,7 +49,7 @@ def spark_missing() -> str | None:
     return None
 
 
-#: JVM options of a local master's driver (``--spark-conf spark.driver.extraJavaOptions=`` replaces them).
+#: JVM options of a local master's driver (``--spark-conf spark.driver.defaultJavaOptions=`` replaces them).
 LOCAL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
@@ -113,8 +113,9 @@ def start_session(master: str | None, conf: Mapping[str, str]) -> Any:
                          "spark.driver.memory": f"{local_driver_gb()}g",
                          # The JVM of a local run lives seconds and only moves bytes between Python
                          # workers; its optimising compiler (C2) cost more CPU than it saved: 1 GB on
-                         # local[2], JVM CPU 1.3-1.6 -> 0.8 s, engine 3.0-3.3 -> 2.8 s.
-                         "spark.driver.extraJavaOptions": LOCAL_JVM_OPTIONS})
+                         # local[2], JVM CPU 1.3-1.6 -> 0.8 s, engine 3.0-3.3 -> 2.8 s. As default
+                         # options, so that extraJavaOptions (spark-defaults.conf, --spark-conf) add to them.
+                         "spark.driver.defaultJavaOptions": LOCAL_JVM_OPTIONS})
     settings.update(conf)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)

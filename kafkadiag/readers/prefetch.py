@@ -50,7 +50,7 @@ def parallel_map(
     """
     workers = workers or default_workers()
     if workers == 1:  # one core: a thread beside the consumer would only take turns with it
-        yield from (work(item) for item in source)
+        yield from map(work, source)
         return
     pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="kafkadiag-scan")
     pending: queue.Queue = queue.Queue(maxsize=depth)

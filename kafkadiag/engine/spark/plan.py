@@ -177,9 +177,9 @@ def pack(items: list[tuple[Piece, int]], target: int, other_tasks: int = 0,
     groups: list[list[tuple[int, Piece]]] = [[] for _ in range(count)]
     weights = [0] * count
     for order, (piece, weight) in sorted(enumerate(items), key=lambda e: (-e[1][1], e[0])):
-        load, k = heapq.heappop(heap)
+        _load, k = heapq.heappop(heap)
         while len(groups[k]) >= TASK_FILES:  # full: set aside (the count leaves room elsewhere)
-            load, k = heapq.heappop(heap)
+            _load, k = heapq.heappop(heap)
         groups[k].append((order, piece))
         weights[k] += weight
         heapq.heappush(heap, (weights[k], k))

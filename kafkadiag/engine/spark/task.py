@@ -79,7 +79,6 @@ def claim_task_cores() -> None:
     The reader scans blocks on a few threads. In a task those threads compete with the executor's
     other tasks, and on ``local[1]`` they made one task use one and a half cores.
     """
-    tune_for_batch()  # the first thing an executor's Python worker runs for this package
     try:
         from pyspark import TaskContext
 
@@ -92,6 +91,7 @@ def claim_task_cores() -> None:
 
 def read_piece(piece: Piece, options: ReadOptions) -> PieceResult:
     """A whole input, or a byte range of a plain dump read from the state placeholder of its part."""
+    tune_for_batch()  # the first thing an executor's Python worker runs for this package
     claim_task_cores()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
@@ -111,6 +111,7 @@ def read_piece(piece: Piece, options: ReadOptions) -> PieceResult:
 
 def read_fetched(rows: Iterator, files: dict[str, tuple[int, str]], options: ReadOptions) -> Iterator[PieceResult]:
     """The body of a task over Spark's ``binaryFile`` rows: each row is one whole input's bytes."""
+    tune_for_batch()
     claim_task_cores()
     for row in rows:
         file_id, display = files[row.path]

@@ -13,8 +13,11 @@ stage), which the other Spark tests use too.
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -30,7 +33,8 @@ SCENARIOS = [
     "commit", "client-abort", "fencing", "timeout", "hanging", "lost-marker", "expiration", "expired-zombie",
     "unstable-ids", "sequence-gap", "sequence-duplicate", "restart", "txnlog-compaction", "invalid-transition", "mixed",
 ]
-SIMULATED = Path(tempfile.mkdtemp(prefix="kafkadiag-conformance-"))
+# Named at collection (the cases are parameters), made only when the Spark runs start, removed after.
+SIMULATED = Path(tempfile.gettempdir()) / f"kafkadiag-conformance-{os.getpid()}"
 CONCURRENT_RUNS = 3
 SHUFFLED_EVERY = 6
 SHUFFLED = ["--spark-conf", "spark.kafkadiag.oneTaskBytes=0"]
@@ -63,8 +67,15 @@ def report(case: str, engine: list[str]) -> dict:
 
 
 @pytest.fixture(scope="module")
-def spark_reports(spark_ready: str) -> dict[str, dict | BaseException]:
+def simulated_cases() -> Iterator[Path]:
+    """The simulated cases on disk for this module's tests, and gone afterwards."""
     _simulate()
+    yield SIMULATED
+    shutil.rmtree(SIMULATED, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def spark_reports(spark_ready: str, simulated_cases: Path) -> dict[str, dict | BaseException]:
     engine = ["--engine", "spark", "--master", spark_ready]
 
     def one_run(case: str, args: list[str]):

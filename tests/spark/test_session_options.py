@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from kafkadiag.engine.spark.session import LOCAL_JVM_OPTIONS, start_session
+import os
+
+from kafkadiag.engine.spark import session
+from kafkadiag.engine.spark.session import LOCAL_JVM_OPTIONS, start_session, stop_session
 
 
 def test_local_jvm_runs_with_the_client_compiler_only(spark_ready: str) -> None:
@@ -30,3 +33,19 @@ def test_the_option_leaves_room_for_the_user_s_extra_java_options(spark_ready: s
     conf = start_session(spark_ready, {}).sparkContext.getConf()
     assert conf.get("spark.driver.defaultJavaOptions") == LOCAL_JVM_OPTIONS
     assert conf.get("spark.driver.extraJavaOptions", "") != LOCAL_JVM_OPTIONS
+
+
+def test_the_jvm_log_stays_only_when_an_error_names_it(spark_ready: str) -> None:
+    """A run that went well leaves nothing in the temp folder; one whose error cites the log keeps it."""
+    start_session(spark_ready, {})
+    quiet = session._log_path
+    stop_session()
+    assert quiet and not os.path.exists(quiet)
+
+    start_session(spark_ready, {})
+    cited = session.log_path()  # what an error message does
+    stop_session()
+    try:
+        assert cited and os.path.exists(cited)
+    finally:
+        os.unlink(cited)

@@ -79,18 +79,22 @@ def cluster(spark_ready, tmp_path_factory):
                 proc.wait()
 
 
-def _analyze(*args: str) -> dict:
+def _analyze(*args: str, env: dict | None = None) -> dict:
     proc = subprocess.run([sys.executable, "-m", "kafkadiag.cli", "analyze", "--format", "json", "--fail-on", "never",
-                           *args], capture_output=True, text=True, cwd=ROOT, timeout=120)
+                           *args], capture_output=True, text=True, cwd=ROOT, timeout=120, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == "", proc.stderr  # nothing of Spark's or the JVM's chatter reaches the user
     return json.loads(proc.stdout)
 
 
-def test_standalone_cluster_matches_local(cluster: str) -> None:
+def test_standalone_cluster_matches_local(cluster: str, tmp_path: Path) -> None:
     paths = [str(p.relative_to(ROOT)) for p in CASES]
+    temp = tmp_path / "temp"
+    temp.mkdir()
     spark = _analyze("--master", cluster, "--spark-conf", "spark.executor.memory=1g",
-                     "--spark-conf", "spark.kafkadiag.oneTaskBytes=0", *paths)  # shuffles, as a large input has
+                     "--spark-conf", "spark.kafkadiag.oneTaskBytes=0", *paths,  # shuffles, as a large input has
+                     env={**os.environ, "TMPDIR": str(temp)})
+    assert list(temp.iterdir()) == []  # the shipped package and the JVM's log are gone with the run
     local = _analyze("--engine", "local", *paths)
     engine = spark["summary"].pop("engine")
     assert engine["name"] == "spark" and engine["master"] == cluster

@@ -8,6 +8,7 @@ warning about pandas 3 is the extra's business (it pins pandas below 3), not the
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
@@ -68,10 +69,13 @@ def is_local_master(master: str) -> bool:
 
 _session: Any = None
 _log_path: str | None = None
+_log_cited = False
 
 
 def log_path() -> str | None:
-    """Where the JVM's own output of this run went."""
+    """Where the JVM's own output of this run went; an error that names it keeps it after the run."""
+    global _log_cited
+    _log_cited = _log_path is not None
     return _log_path
 
 
@@ -162,10 +166,14 @@ def _join_submitted(master: str | None, settings: Mapping[str, str]) -> Any:
 
 def stop_session() -> None:
     """Stop the run's session (tests start several masters in one process)."""
-    global _session
+    global _session, _log_path, _log_cited
     if _session is not None:
         try:
             _session.stop()
         except Exception:  # the JVM is already gone: nothing left to stop
             pass
         _session = None
+        if _log_path and not _log_cited:  # a run that went well leaves no JVM log behind
+            with contextlib.suppress(OSError):
+                os.unlink(_log_path)
+        _log_path, _log_cited = None, False

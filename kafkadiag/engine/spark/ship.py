@@ -8,7 +8,9 @@ from this very Python, which already has it.
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 import zipfile
 from pathlib import Path
@@ -45,5 +47,7 @@ def ship_package(spark: Any, master: str, conf: dict | None = None) -> None:
         return
     if ((conf or {}).get("spark.kafkadiag.ship") or spark.conf.get("spark.kafkadiag.ship", "true")).lower() == "false":
         return  # the user shipped it (--py-files, spark.archives with a packed environment)
-    _shipped = package_zip(tempfile.mkdtemp(prefix="kafkadiag-ship-"))
+    folder = tempfile.mkdtemp(prefix="kafkadiag-ship-")
+    atexit.register(shutil.rmtree, folder, True)  # executors fetch it while the session lives, not after
+    _shipped = package_zip(folder)
     spark.sparkContext.addPyFile(_shipped)

@@ -7,20 +7,21 @@ are kept, so what comes back is small), each log of at least ``MIN_AHEAD_BYTES``
 pool of forked processes with exactly the call the run would make itself (``read_input``), and
 the run takes the results in input order: the same chunks, report and configs as reading it
 here. A result that does not come back (a worker died) is read here after all. A log large
-enough is read in parts by several workers at once and joined in order (``log_ranges``).
+enough is read in parts by several workers at once and joined in order (``log_ranges``); each
+worker keeps to one file while it has parts left (``lanes``).
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from ..inputs import InputSpec
 from ..readers import read_input
 from ..readers.base import InputReport, ReadOptions
 from ..readers.sniff import HEAD_BYTES, sniff
+from .lanes import Lanes
 from .log_filter import reduced
 from .log_ranges import LogJoin, LogPlan, plan_log, read_part
 from .ranges import range_workers
@@ -65,7 +66,7 @@ class ReadAhead:
         self._futures: dict[int, Future] = {}
         self._parts: dict[int, tuple[LogPlan, list[Future]]] = {}
         self._options = options
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool: Lanes | None = None
         if options.log_conditions is None or range_workers() < 2:
             return  # every row is kept (the timeline): results as large as the input stay here
         least = MIN_AHEAD_BYTES if min_bytes is None else min_bytes
@@ -75,14 +76,15 @@ class ReadAhead:
             return
         plans = {file_id: plan_log(file_id, spec.display, options) for file_id, spec in chosen}
         tasks = sum(len(p.cuts) - 1 if p else 1 for p in plans.values())
-        self._pool = ProcessPoolExecutor(min(range_workers(), tasks), mp_context=multiprocessing.get_context("fork"))
+        self._pool = Lanes(min(range_workers(), tasks))
         for file_id, spec in chosen:
             plan = plans[file_id]
             if plan is None:
-                self._futures[file_id] = self._pool.submit(_read_elsewhere, file_id, spec.display, options)
+                self._futures[file_id], = self._pool.submit_group([(_read_elsewhere, (file_id, spec.display, options))])
             else:
-                parts = [self._pool.submit(read_part, plan, k, options) for k in range(len(plan.cuts) - 1)]
+                parts = self._pool.submit_group([(read_part, (plan, k, options)) for k in range(len(plan.cuts) - 1)])
                 self._parts[file_id] = (plan, parts)
+        self._pool.start()
 
     def take(self, file_id: int) -> AheadResult | None:
         if file_id in self._parts:
@@ -108,5 +110,5 @@ class ReadAhead:
 
     def close(self) -> None:
         if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool.close()
             self._pool = None

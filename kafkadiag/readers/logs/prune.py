@@ -235,18 +235,44 @@ def _possible(pieces: list[str], value: object) -> bool:
 def _may_contain(pieces: list[str], pattern: re.Pattern) -> bool:
     """Can ``pattern`` be found in a text made of ``pieces`` with digit runs between them?
 
-    Only when the pattern requires a literal without digits is the answer ever no: such a
-    literal cannot overlap a digit run, so it must stand inside one piece.
+    Only when the pattern requires a literal without digits (one of a few, for a pattern of
+    alternatives) is the answer ever no: such a literal cannot overlap a digit run, so it must
+    stand inside one piece.
     """
-    literal = required_literal(pattern)
-    if literal is None:
+    literals = required_literals(pattern)
+    if literals is None:
         return True
     if pattern.flags & re.IGNORECASE:
-        if not literal.isascii() or not all(p.isascii() for p in pieces):
+        if not all(lit.isascii() for lit in literals) or not all(p.isascii() for p in pieces):
             return True  # case folding beyond ASCII is not a plain lower()
-        literal = literal.lower()
-        return any(literal in p.lower() for p in pieces)
-    return any(literal in p for p in pieces)
+        lowered = [p.lower() for p in pieces]
+        return any(lit.lower() in p for lit in literals for p in lowered)
+    return any(lit in p for lit in literals for p in pieces)
+
+
+@functools.lru_cache(maxsize=1024)
+def required_literals(pattern: re.Pattern) -> tuple[str, ...] | None:
+    """Digit-free texts one of which every match of ``pattern`` contains, or None.
+
+    One text for most patterns (:func:`required_literal`); for a pattern that is alternatives
+    at its top (``rollback of ongoing transaction.*due to timeout|aborting.*transaction``), one
+    per alternative, if each has one.
+    """
+    try:
+        parsed = _sre.parse(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+    except Exception:  # noqa: BLE001 - a pattern the parser does not take is not analysed
+        return None
+    items = list(parsed.data)
+    if len(items) == 1 and items[0][0] is _sre.BRANCH:
+        out = []
+        for alternative in items[0][1][1]:
+            found = _literals(alternative.data)
+            if not found:
+                return None
+            out.append(max(found, key=len))
+        return tuple(out)
+    literal = required_literal(pattern)
+    return None if literal is None else (literal,)
 
 
 @functools.lru_cache(maxsize=1024)

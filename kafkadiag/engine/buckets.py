@@ -61,7 +61,11 @@ def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, 
     stream = events.batches
     summary_of_stream = (stream.batches, len(stream.partitions))
     parts: dict[int, list] = {b: [] for b in range(buckets)}  # the producer stage's inputs, by producer bucket
-    done = [keyed.finished({"log_events": log_facts(events), "txn_records": inputs.records}, rules, config)]
+    if events.log_counts is None:
+        done = [keyed.finished({"log_events": log_facts(events), "txn_records": inputs.records}, rules, config)]
+    else:  # reduced while reading: its rows are representatives, its sizes already summed
+        done = [({"log_events": log_facts(events)}, {}, None, events.log_counts),
+                keyed.finished({"txn_records": inputs.records}, rules, config)]
     ids = []  # the family columns need every id: completed after the last bucket
     for _b, (_tag, records) in keyed.split(inputs.records, "transactional_id", buckets, "txn_records"):
         facts = coordinator_facts(records, run, combine=False)

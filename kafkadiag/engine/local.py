@@ -17,7 +17,8 @@ from ..readers import EventStream
 from ..readers.base import InputReport, ReadOptions
 from .pipeline import AnalysisResult, Collected, diagnose, summarize, v2_possible  # noqa: F401  (re-exported)
 from .ahead import ReadAhead
-from .log_filter import log_conditions, reduced
+from .log_compact import LogCompactor
+from .log_filter import LOG_TABLE, log_conditions, reduced
 from .ranges import read_in_ranges
 
 
@@ -29,12 +30,13 @@ def reduction_options(options: ReadOptions) -> ReadOptions:
 
 
 def collect(paths: list[str], options: ReadOptions, parallel: bool = True,
-            spill_beyond: int | None = None) -> tuple[CollectedEvents, EventStream]:
+            spill_beyond: int | None = None, compactor: LogCompactor | None = None) -> tuple[CollectedEvents, EventStream]:
     """Stream every input into the collected events.
 
     With ``parallel``, large plain dump files are read in ranges by several processes;
     ``options.log_conditions`` reduce each chunk of log events as it arrives (see :mod:`.log_filter`);
-    with ``spill_beyond``, partial spans beyond that many wait on disk for the bucketed fact stage.
+    with ``spill_beyond``, partial spans beyond that many wait on disk for the bucketed fact stage;
+    with ``compactor``, the log rows kept stay bounded (see :mod:`.log_compact`).
     """
     options = reduction_options(options)
     events = CollectedEvents()
@@ -53,11 +55,17 @@ def collect(paths: list[str], options: ReadOptions, parallel: bool = True,
         if parallel:
             stream.ahead = ReadAhead(stream.specs, options)  # large logs read by other cores meanwhile
         for table, chunk in stream:
-            events.add(table, chunk if stream.yielding_ahead else reduced(table, chunk, options.log_conditions))
+            chunk = chunk if stream.yielding_ahead else reduced(table, chunk, options.log_conditions)
+            if compactor is not None and table == LOG_TABLE:
+                compactor.add(chunk)
+            else:
+                events.add(table, chunk)
     finally:
         if stream.ahead is not None:
             stream.ahead.close()
         progress.finish()
+    if compactor is not None:
+        events.log_events, events.log_counts = compactor.finish()
     return events, stream
 
 
@@ -74,16 +82,21 @@ class LocalRunner:
         #: only the rows a finding can show (``analyze``; the timeline needs every row).
         self.bucket_spans = bucket_spans
 
-    def collect(self, paths: list[str], options: ReadOptions, rules: list | None = None) -> Collected:
+    def collect(self, paths: list[str], options: ReadOptions, rules: list | None = None,
+                config: EffectiveConfig | None = None) -> Collected:
+        """Every input read; with ``config`` (and log reduction), the log rows kept in bounded memory."""
+        compactor = None
         if self.reduce_logs and rules is not None:
             options = replace(options, log_conditions=log_conditions(rules))
+            if config is not None:
+                compactor = LogCompactor(rules, config.as_mapping())
         spill = 2 * self.bucket_spans if self.bucket_spans else None  # as many as a run built whole
-        events, stream = collect(paths, options, self.parallel, spill)
+        events, stream = collect(paths, options, self.parallel, spill, compactor)
         return Collected(events, stream.reports, stream.files, stream.configs)
 
     def analyze(self, paths: list[str], options: ReadOptions, rules: list, config: EffectiveConfig,
                 now_ms: int | None, evaluate: Callable | None) -> AnalysisResult:
-        return diagnose(self.collect(paths, options, rules), rules, config, now_ms, evaluate, self.bucket_spans)
+        return diagnose(self.collect(paths, options, rules, config), rules, config, now_ms, evaluate, self.bucket_spans)
 
 
 def analyze(

@@ -141,7 +141,7 @@ def diagnose(
     return_free_memory()
     inputs = fact_inputs_of(collected, config, now_ms)
     buckets = bucket_count(inputs, bucket_spans)
-    group_counts = None
+    group_counts = collected.events.log_counts  # the log rows were reduced while reading (``log_compact``)
     if buckets > 1:
         tables, stats, group_counts = facts_in_buckets(inputs, collected.events, buckets, rules, config.as_mapping())
     else:

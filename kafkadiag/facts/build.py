@@ -25,6 +25,9 @@ class CollectedEvents:
     snapshots: list[pd.DataFrame] = field(default_factory=list)
     aborted: list[pd.DataFrame] = field(default_factory=list)
     log_events: list[pd.DataFrame] = field(default_factory=list)
+    #: The grouped log rules' group sizes when ``log_events`` holds only the rows their findings
+    #: show (``engine.log_compact``); None when it holds every row.
+    log_counts: dict | None = None
 
     def merge(self, later: CollectedEvents, line_offset: int = 0, rename: dict[tuple[str, int], tuple[str, int]] | None = None) -> None:
         """Append what reading the next range of the input collected (see ``BatchStream.merge``)."""

@@ -11,7 +11,14 @@ Two logs are built under benchmarks/out/ (or reused):
 * ``log-librdkafka-<size>.log``: the real librdkafka captures of ``fixtures/clients`` (a
   confluent-kafka transactional producer against librdkafka's mock cluster: native
   ``%7|...|TXNSTATE|...`` lines and the same records through Python logging) repeated to size;
-  its truth is the events of one copy, times the copies.
+  its truth is the events of one copy, times the copies;
+* ``log-broker-<size>-seed<seed>.log``: a broker ``server.log`` from ``tests/logs/brokergen.py``
+  (routine segment, fetcher and controller lines, coordinator and producer-state lines, now and
+  then an ERROR with its exception or a WARN with a trace), whose generator counts its events;
+* ``log-broker-excerpts-<size>.log``: the broker logs of the real cases
+  (``fixtures/real/*/broker.log``, ``server.log``: excerpts pasted into public threads, with
+  their prose, fences and config dumps) repeated to size, counted as the client captures are.
+  Nearly every line of it is part of a multi-line event: the worst case, not a broker's log.
 
 Each is timed in alternation with `grep -c` (output to a file), ``--runs`` times, best of each
 kept. The report's event count must equal the truth (pruned lines are events too), or the run
@@ -68,11 +75,47 @@ def client_unit() -> bytes:
                     for run in CLIENT_RUNS for name in CLIENT_FILES)
 
 
+#: The broker logs of the real cases, by file name.
+BROKER_LOGS = ("broker.log", "server.log", "*.server.log")
+
+
+def broker_unit() -> bytes:
+    """The real cases' broker logs, one after another in path order."""
+    files = sorted({p for name in BROKER_LOGS for p in (ROOT / "fixtures" / "real").glob(f"*/{name}")})
+    return b"".join(p.read_bytes().rstrip(b"\n") + b"\n" for p in files)
+
+
 def librdkafka_log(size: int) -> tuple[Path, int]:
-    """The repeated captures and how many copies it holds."""
-    unit = client_unit()
+    """The repeated client captures and how many copies it holds."""
+    return repeated_log("librdkafka", client_unit(), size)
+
+
+def broker_excerpts_log(size: int) -> tuple[Path, int]:
+    """The repeated broker excerpts and how many copies it holds."""
+    return repeated_log("broker-excerpts", broker_unit(), size)
+
+
+def broker_log(size: int, seed: int) -> tuple[Path, int]:
+    """The generated broker log and the number of Kafka events in it."""
+    import brokergen
+
+    path = OUT / f"log-broker-{size}-seed{seed}.log"
+    meta = Path(str(path) + ".json")
+    if path.exists() and meta.exists():
+        doc = json.loads(meta.read_text())
+        if doc.get("format") == LOG_FORMAT and doc.get("bytes") == path.stat().st_size:
+            return path, int(doc["events"])
+    counts: dict[str, int] = {}
+    with path.open("w") as out:
+        brokergen.write_broker_log(out, size / (1 << 20), seed=seed, counts=counts)
+    meta.write_text(json.dumps({"format": LOG_FORMAT, "bytes": path.stat().st_size, "events": counts["events"]}))
+    return path, counts["events"]
+
+
+def repeated_log(name: str, unit: bytes, size: int) -> tuple[Path, int]:
+    """``unit`` repeated to about ``size`` bytes, and how many copies that is."""
     copies = max(1, size // len(unit))
-    path = OUT / f"log-librdkafka-{size}.log"
+    path = OUT / f"log-{name}-{size}.log"
     if not (path.exists() and path.stat().st_size == copies * len(unit)):
         with path.open("wb") as out:
             for _ in range(copies):
@@ -135,10 +178,17 @@ def main(argv: list[str] | None = None) -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     java, java_events = java_log(size, args.seed)
     rdk, copies = librdkafka_log(size)
+    broker, broker_events = broker_log(size, args.seed)
+    excerpts, excerpt_copies = broker_excerpts_log(size)
     unit = OUT / "log-librdkafka-unit.log"
     unit.write_bytes(client_unit())
+    excerpt_unit = OUT / "log-broker-excerpts-unit.log"
+    excerpt_unit.write_bytes(broker_unit())
     rows = [measure(cmd, "Spring Boot app log (generated)", java, java_events, args.runs),
-            measure(cmd, "librdkafka client captures (real, repeated)", rdk, copies * events_of(cmd, unit), args.runs)]
+            measure(cmd, "librdkafka client captures (real, repeated)", rdk, copies * events_of(cmd, unit), args.runs),
+            measure(cmd, "broker server.log (generated)", broker, broker_events, args.runs),
+            measure(cmd, "broker excerpts of the real cases (repeated)", excerpts,
+                    excerpt_copies * events_of(cmd, excerpt_unit), args.runs)]
     print(f"{'input':46} {'MB':>7} {'grep s':>7} {'kd s':>7} {'MB/s':>7} {'xgrep':>6} {'CPU s':>6} {'RSS MB':>7}  events")
     for r in rows:
         print(f"{r['input']:46} {r['mb']:7.1f} {r['grep_seconds']:7.3f} {r['kafkadiag_seconds']:7.3f} {r['mb_per_s']:7.1f} "

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark matrix: `kafkadiag analyze` on every kind of input people have, checked against the truth.
 
-    python benchmarks/matrix.py [--size 300MB] [--runs 2] [--only era-2.0,gzip] [--keep]
+    python benchmarks/matrix.py [--size 300MB] [--log-size 1GB] [--runs 2] [--only era-2.0,gzip] [--keep]
 
 Each input is generated with what it must give (the simulator's own counts): record batches,
 transactions committed / aborted / open, and the findings of the rules whose outcome the
@@ -144,25 +144,26 @@ def gzip_case(source: Case) -> Case:
 
 
 def log_case(size: int, seed: int) -> Case:
-    """A Spring Boot application log with Kafka client chatter and errors, and the real librdkafka
-    debug captures repeated: two inputs of one run; the truth is their Kafka event count."""
-    from log_speed import java_log, librdkafka_log
+    """A third each: a Spring Boot application log with Kafka client chatter and errors, the real
+    librdkafka debug captures repeated, a broker's server.log; three inputs of one run, whose
+    truth is their Kafka event count."""
+    from log_speed import broker_log, client_unit, java_log, librdkafka_log
 
-    java, java_events = java_log(size // 2, seed)
-    rdkafka, copies = librdkafka_log(size // 2)
-    unit_events = _unit_events()
-    return Case("mixed-log", "log", [java, rdkafka], {"events": java_events + copies * unit_events},
-                ["grep", "-c", "afka", str(java), str(rdkafka)], notes="Spring app log + librdkafka debug captures")
+    java, java_events = java_log(size // 3, seed)
+    rdkafka, copies = librdkafka_log(size // 3)
+    broker, broker_events = broker_log(size // 3, seed)
+    events = java_events + copies * _unit_events(client_unit()) + broker_events
+    return Case("mixed-log", "log", [java, rdkafka, broker], {"events": events},
+                ["grep", "-c", "afka", str(java), str(rdkafka), str(broker)],
+                notes="Spring app log + librdkafka debug captures + broker server.log")
 
 
-def _unit_events() -> int:
-    """Kafka events of one copy of the real client captures (what the repeated file multiplies)."""
-    from log_speed import client_unit
-
+def _unit_events(unit_bytes: bytes) -> int:
+    """Kafka events of one copy of a repeated real log (what the repeated file multiplies)."""
     exe = find_kafkadiag()
     with tempfile.TemporaryDirectory() as tmp:
         unit = Path(tmp) / "unit.log"
-        unit.write_bytes(client_unit())
+        unit.write_bytes(unit_bytes)
         report = Path(tmp) / "r.json"
         subprocess.run([exe, "analyze", "--fail-on", "never", "--format", "json", "-o", str(report), str(unit)],  # type: ignore[list-item]
                        check=True, capture_output=True)
@@ -247,7 +248,7 @@ def print_table(docs: list[dict]) -> None:
 
 # ------------------------------------------------------------------------------------------
 
-def build_cases(size: int, seed: int, keep: bool, only: set[str] | None) -> list[Case]:
+def build_cases(size: int, seed: int, keep: bool, only: set[str] | None, log_size: int | None = None) -> list[Case]:
     wanted = lambda name: only is None or name in only  # noqa: E731
     cases: list[Case] = []
     builders: list[tuple[str, Callable[[], Case]]] = [
@@ -256,7 +257,7 @@ def build_cases(size: int, seed: int, keep: bool, only: set[str] | None) -> list
         ("incidents", lambda: bulk_case("incidents", size, "3.3", seed, keep, producers=20000, print_data=False)),
         ("partitions-10k", lambda: partitions_case(size, 10_000, seed)),
         ("txn-state-100k", lambda: txn_state_case(100_000, seed)),
-        ("mixed-log", lambda: log_case(size, seed)),
+        ("mixed-log", lambda: log_case(log_size or size, seed)),
     ]
     for name, build in builders:
         if wanted(name) or (name == "era-3.3" and wanted("gzip")):
@@ -273,13 +274,14 @@ def build_cases(size: int, seed: int, keep: bool, only: set[str] | None) -> list
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--size", default="300MB", help="bytes per input (default 300MB)")
+    p.add_argument("--log-size", default="1GB", help="bytes of the mixed log, all three files (default 1GB)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--runs", type=int, default=2, help="timed runs of each command, alternating (default 2)")
     p.add_argument("--only", default="", help="comma-separated input names (default: all)")
     p.add_argument("--keep", action="store_true", help="keep generated inputs under benchmarks/out/")
     args = p.parse_args(argv)
     try:
-        size = parse_size(args.size)
+        size, log_size = parse_size(args.size), parse_size(args.log_size)
     except ValueError as exc:
         print(f"matrix.py: {exc}", file=sys.stderr)
         return 2
@@ -290,13 +292,13 @@ def main(argv: list[str] | None = None) -> int:
     OUT.mkdir(parents=True, exist_ok=True)
     only = {x.strip() for x in args.only.split(",") if x.strip()} or None
     print("preparing inputs ...", flush=True)
-    cases = build_cases(size, args.seed, args.keep, only)
+    cases = build_cases(size, args.seed, args.keep, only, log_size)
     docs = []
     for case in cases:
         print(f"  measuring {case.name} ...", flush=True)
         docs.append(row_doc(measure(case, exe, max(1, args.runs))))
     result = {
-        "format": FORMAT, "size": size, "seed": args.seed, "runs": args.runs, "targets": TARGETS, "rows": docs,
+        "format": FORMAT, "size": size, "log_size": log_size, "seed": args.seed, "runs": args.runs, "targets": TARGETS, "rows": docs,
         "machine": {"python": platform.python_version(), "machine": platform.machine(), "cpus": os.cpu_count(),
                     "grep": shutil.which("grep"), "when": time.strftime("%Y-%m-%d")},
     }

@@ -1,4 +1,4 @@
-"""Single-line events by line template: parse each line shape once, then fill in its numbers.
+"""Events by line template: parse each line shape once, then fill in its numbers.
 
 Logs repeat a few hundred line shapes: a Kafka client prints each message from a format string,
 and the layout adds a timestamp, a thread and a logger. Blank out the digit runs of a line and
@@ -13,6 +13,9 @@ row exactly, so a template whose meaning depends on its numbers in another way i
 Lookups go through a second key, the line with each digit *character* masked: lines with the
 same masked text have their digit runs at the same positions, so a row is built from fixed
 slices of the line by a function generated for that shape, without any regular expression.
+
+An event of a few lines (a broker's ERROR and the exception under it) is templated the same way,
+its cleaned lines joined by newlines: the digit runs of every line are the template's runs.
 """
 
 from __future__ import annotations
@@ -34,9 +37,15 @@ _LIMIT = 50_000
 #: learned, so a pathological line (a whole file without newlines) costs one parse, not thousands.
 MAX_LEARN_CHARS = 2000
 MAX_LEARN_RUNS = 48
+#: A larger template (an exception with its frames, whose line numbers are runs) is learned once
+#: it has been seen as many times as it has runs, up to these sizes: learning describes it once per
+#: run, so it never costs more than the parses of its sightings so far did.
+MAX_DEFERRED_CHARS = 16_000
+MAX_DEFERRED_RUNS = 400
 
 UNCACHEABLE = object()
 DROPPED = object()
+_LATER = object()  # not learned yet (seen too few times for its size): parsed in full, not cached
 
 assert COLUMNS[: len(PLACE_COLUMNS)] == PLACE_COLUMNS and COLUMNS[len(PLACE_COLUMNS):] == DERIVED
 _CLIENT = DERIVED.index("client_id")
@@ -142,6 +151,7 @@ _SECONDS: dict[str, int] = {}
 #: shapes of a client's logs recur in every file, so a fleet of small logs learns them once.
 _SHARED_SHAPES: tuple[dict[bytes, object], dict[bytes, object]] = ({}, {})  # without, with a known broker
 _SHARED_RECIPES: dict[tuple, object] = {}
+_SHARED_SIGHTINGS: dict[tuple, int] = {}  # large templates not learned yet: times seen
 
 
 class LineTemplates:
@@ -151,6 +161,7 @@ class LineTemplates:
         self._recognise = recognise
         self._shapes = _SHARED_SHAPES
         self._recipes = _SHARED_RECIPES
+        self._sightings = _SHARED_SIGHTINGS
 
     def shapes(self, known_broker: bool) -> dict[bytes, object]:
         """Masked line -> shape, as ``lookup`` finds them (for :mod:`bulk`)."""
@@ -163,6 +174,8 @@ class LineTemplates:
         shape = shapes.get(key)
         if shape is None or shape.__class__ is Shape and shape.pins and not shape.fits(line):  # type: ignore[union-attr]
             shape = self._place(line, known_broker)
+            if shape is _LATER:
+                return UNCACHEABLE
             if len(shapes) >= _LIMIT:
                 shapes.clear()
             shapes[key] = shape  # the latest pinned variant wins: lines of one level come in runs
@@ -177,6 +190,8 @@ class LineTemplates:
             if not isinstance(recipe, Recipe) or all(parts[2 * i + 1] == v for i, v in recipe.pinned.items()):
                 break
         else:
+            if self._later(line, parts, (template, known_broker)):
+                return _LATER
             recipe = self._learn(line, parts, known_broker)
             variants = self._recipes.setdefault((template, known_broker), [])
             if len(self._recipes) >= _LIMIT or len(variants) > 16:  # type: ignore[arg-type]
@@ -187,10 +202,25 @@ class LineTemplates:
             return recipe
         return Shape(recipe, _spans(parts))
 
+    def _later(self, line: str, parts: list[str], key: tuple) -> bool:
+        """A large template seen fewer times than it has runs: not learned yet (see ``MAX_DEFERRED_RUNS``)."""
+        runs = len(parts) // 2
+        if (len(line) <= MAX_LEARN_CHARS and runs <= MAX_LEARN_RUNS) or len(line) > MAX_DEFERRED_CHARS \
+                or runs > MAX_DEFERRED_RUNS:
+            return False
+        seen = self._sightings.get(key, 0) + 1
+        if seen >= runs:
+            self._sightings.pop(key, None)
+            return False
+        if len(self._sightings) >= _LIMIT:
+            self._sightings.clear()
+        self._sightings[key] = seen
+        return True
+
     def _learn(self, line: str, parts: list[str], known_broker: bool) -> object:
-        if len(line) > MAX_LEARN_CHARS or len(parts) > 2 * MAX_LEARN_RUNS + 1:
+        if len(line) > MAX_DEFERRED_CHARS or len(parts) > 2 * MAX_DEFERRED_RUNS + 1:
             return UNCACHEABLE
-        head = self._recognise(line)
+        head = self._recognise(line.partition("\n")[0])
         if head is None or head.stack or head.fields:
             return UNCACHEABLE
         digits = parts[1::2]
@@ -218,11 +248,16 @@ class LineTemplates:
         return recipe
 
     def _describe(self, line: str, known_broker: bool) -> object:
-        """What a (possibly probed) line says; UNCACHEABLE when no layout accepts it as one whole event."""
-        head = self._recognise(line)
+        """What a (possibly probed) line says; UNCACHEABLE when no layout accepts it as one whole event.
+
+        An event of several lines comes as its cleaned lines joined by newlines: the first is
+        the head, the others its continuation (an exception and its frames)."""
+        first, newline, more = line.partition("\n")
+        head = self._recognise(first)
         if head is None or head.stack or head.fields:
             return UNCACHEABLE
-        described = describe(RawEvent(0, 0, 1, head, line, []), known_broker)
+        rest = more.split("\n") if newline else []
+        described = describe(RawEvent(0, 0, 1 + len(rest), head, first, rest), known_broker)
         return described if described is None else (described[0], described[1])
 
     def _free_run(self, line: str, parts: list[str], i: int, real: object, known_broker: bool) -> bool:

@@ -36,6 +36,9 @@ from kafkadiag.readers.sink import Sink
 
 MAX_EVENT_LINES = 4000
 MAX_FREE_LINES = 20  # unshaped lines a message may run on before they count as chatter
+#: Events of up to this many lines go through their line template (longer ones are traces too
+#: varied to repeat: described in full).
+MAX_TEMPLATE_LINES = 64
 LOOKBACK = 4000  # lines searched back from a block's end for the last head line
 DOC_RATIO = 0.15  # below this share of log-shaped lines, a file is not a log
 HEAD_BYTES = 64 << 10  # what the first look at a file (is it a log? a broker's?) reads
@@ -406,6 +409,10 @@ class _LogReader:
         first = self._text(h)
         rest = [self._text(j) for j in range(h + 1, e)]
         line, byte = self.line_no + h, self.base + byte_starts[h]
+        if head is not None and self.fast and e - h <= MAX_TEMPLATE_LINES:
+            done = self._templated(h, e, "\n".join([first, *rest]), line, byte)
+            if done >= 0:
+                return done
         ev = RawEvent(line, byte, e - h, head, first, rest)
         if self._stamps:
             self._settle_anchor()
@@ -414,6 +421,29 @@ class _LogReader:
         if built is None:
             return 0  # broker chatter: its lines count as other log lines
         self._add(*built)
+        self._claimed_blank += sum(1 for j in range(h + 1, e) if self._raw[j] in ("", "\r"))
+        return e - h
+
+    def _templated(self, h: int, e: int, text: str, line: int, byte: int) -> int:
+        """An event of lines ``h:e`` through its template (``text``: its cleaned lines joined):
+        the lines it claims, 0 for chatter, -1 if it needs a full parse. As ``_single`` does for one line."""
+        shape = self.templates.lookup(text, self.known_broker)
+        if shape is UNCACHEABLE:
+            return -1
+        if shape is DROPPED:
+            return 0
+        if self.prune is not None and self.prune.keeps(shape) is False:
+            self._pruned(shape, text)  # type: ignore[arg-type]
+        else:
+            if self._stamps:
+                self._settle_anchor()
+            time_ms = shape.time_ms(text)  # type: ignore[union-attr]
+            if time_ms == -2:
+                time_ms = self.anchor.resolve(shape.stamp(text))  # type: ignore[union-attr]
+            elif time_ms >= 0:
+                self.anchor.last_ms = time_ms
+            row = shape.row(self.ctx.file_id, line, byte, self.seq, time_ms, text)  # type: ignore[union-attr]
+            self._add(row[:3] + (e - h,) + row[4:], shape.family)  # type: ignore[union-attr]
         self._claimed_blank += sum(1 for j in range(h + 1, e) if self._raw[j] in ("", "\r"))
         return e - h
 

@@ -16,6 +16,8 @@ from collections import deque
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Callable
 
+from ..memory import keep_freed_heap
+
 Call = tuple[Callable[..., Any], tuple]
 
 
@@ -33,7 +35,7 @@ class Lanes:
     def __init__(self, workers: int) -> None:
         context = multiprocessing.get_context("fork")
         self._lanes: list[ProcessPoolExecutor | None] = [
-            ProcessPoolExecutor(1, mp_context=context) for _ in range(workers)]
+            ProcessPoolExecutor(1, mp_context=context, initializer=keep_freed_heap) for _ in range(workers)]
         self._on: list[_Group | None] = [None] * workers
         self._groups: list[_Group] = []
         self._lock = threading.Lock()

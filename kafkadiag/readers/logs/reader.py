@@ -344,8 +344,7 @@ class _LogReader:
         only wrapped text does.
         """
         prefix = self._cleaned(h)[0]
-        head = self._head(h)
-        one_line = head is not None and head.family == LIBRDKAFKA
+        one_line: bool | None = None  # a librdkafka line: read only when a shaped line follows
         free = 0
         j = h + 1
         stop = min(limit, h + MAX_EVENT_LINES)
@@ -371,6 +370,9 @@ class _LogReader:
             if self._head(j) is not None or starts_new_event(text):
                 break
             if is_shaped(text):
+                if one_line is None:
+                    head = self._head(h)
+                    one_line = head is not None and head.family == LIBRDKAFKA
                 if one_line:
                     break
                 j += 1
@@ -405,14 +407,15 @@ class _LogReader:
     # --- output -----------------------------------------------------------------------------------------
 
     def _emit(self, h: int, e: int, byte_starts: list[int]) -> int:
-        head = self._head(h)
         first = self._text(h)
         rest = [self._text(j) for j in range(h + 1, e)]
         line, byte = self.line_no + h, self.base + byte_starts[h]
-        if head is not None and self.fast and e - h <= MAX_TEMPLATE_LINES:
-            done = self._templated(h, e, "\n".join([first, *rest]), line, byte)
+        if self.fast and e - h <= MAX_TEMPLATE_LINES and first[:1] not in _INDENTS:
+            # A template is learned only from an event whose first line has a layout's head.
+            done = self._templated(h, e, "\n".join([first, *rest]) if rest else first, line, byte)
             if done >= 0:
                 return done
+        head = self._head(h)
         ev = RawEvent(line, byte, e - h, head, first, rest)
         if self._stamps:
             self._settle_anchor()

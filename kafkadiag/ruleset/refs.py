@@ -14,16 +14,23 @@ EvidenceRef = tuple[int, int, int]  # (file_id, line, byte)
 def cited(spec: TableSpec, data: Mapping[str, Sequence], positions: Sequence[int]) -> Iterator[tuple[EvidenceRef, int]]:
     """``(reference, row)`` for every evidence column triple of the table and every row that names
     a file and a byte (an unknown line is -1)."""
-    for file_col, line_col, byte_col in spec.evidence:
-        if file_col not in data or byte_col not in data:
+    for triple in spec.evidence:
+        yield from cited_by(triple, data, positions)
+
+
+def cited_by(triple: tuple[str, str, str], data: Mapping[str, Sequence],
+             positions: Sequence[int]) -> Iterator[tuple[EvidenceRef, int]]:
+    """``(reference, row)`` for one evidence column triple (file, line, byte), in row order."""
+    file_col, line_col, byte_col = triple
+    if file_col not in data or byte_col not in data:
+        return
+    files, bytes_, lines = data[file_col], data[byte_col], data.get(line_col)
+    for i in positions:
+        f, b = plain(files[i]), plain(bytes_[i])
+        if is_unknown(f) or is_unknown(b):
             continue
-        files, bytes_, lines = data[file_col], data[byte_col], data.get(line_col)
-        for i in positions:
-            f, b = plain(files[i]), plain(bytes_[i])
-            if is_unknown(f) or is_unknown(b):
-                continue
-            line = plain(lines[i]) if lines is not None else -1
-            yield (int(f), -1 if is_unknown(line) else int(line), int(b)), i  # type: ignore[arg-type]
+        line = plain(lines[i]) if lines is not None else -1
+        yield (int(f), -1 if is_unknown(line) else int(line), int(b)), i  # type: ignore[arg-type]
 
 
 def log_order(ref: EvidenceRef) -> tuple[int, int, int]:

@@ -22,7 +22,7 @@ from ..facts.registry import SUBJECT_COLUMNS
 from .conditions import condition_mask
 from .config import ConfigView
 from .model import Rule, TableSpec
-from .refs import cited, log_order
+from .refs import cited_by, log_order
 from .templates import is_unknown, plain
 
 #: rule id -> group key (see :func:`group_key`) -> rows in that group.
@@ -45,21 +45,65 @@ def representative_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, config
     """Positions (into ``frame``) of the rows a grouped rule's findings can show, and each group's size.
 
     ``order`` holds the positions of the rows the rule's condition matches, in the order its
-    findings take them (``evaluate.finding_order``).
+    findings take them (``evaluate.finding_order``). Each column's values are made plain once
+    (:func:`group_key`'s normal form) and every group reads them; a compaction of 50,000 log rows
+    had spent most of its time making the same value plain again for every question asked of it.
     """
     if len(order) == 0:
         return np.zeros(0, dtype=np.int64), {}
-    columns = {c: frame[c].to_numpy()[order].tolist() for c in _used_columns(rule, spec, list_fields) if c in frame}
-    recs = [condition_mask(r.when, frame, config)[order] if r.when is not None else None for r in rule.recommendations]
-    keys = [group_key(vals) for vals in zip(*(columns[c] for c in rule.group_by))] if all(
-        c in columns for c in rule.group_by) else [(None,) * len(rule.group_by)] * len(order)
+    raw = {c: frame[c].to_numpy()[order] for c in _used_columns(rule, spec, list_fields) if c in frame}
+    columns = {c: _plain_values(values) for c, values in raw.items()}
+    recs = [condition_mask(r.when, frame, config)[order].tolist() if r.when is not None else None
+            for r in rule.recommendations]
+    if all(c in columns for c in rule.group_by):
+        keys = list(zip(*(columns[c] for c in rule.group_by)))
+    else:
+        keys = [(None,) * len(rule.group_by)] * len(order)
     groups: dict[tuple, list[int]] = {}
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
+    start, end = spec.window
+    window = {c: _known_ints(raw[c], columns[c]) for c in (start, end) if c in columns}
+    refs = _row_refs(spec, raw, columns, len(order))
     keep: set[int] = set()
     for rows in groups.values():
-        keep.update(_group_representatives(rows, columns, spec, list_fields, recs, max_evidence))
+        keep.update(_group_representatives(rows, columns, spec, list_fields, recs, window, refs, max_evidence))
     return np.sort(order[sorted(keep)]), {key: len(rows) for key, rows in groups.items()}
+
+
+def _plain_values(values: np.ndarray) -> list:
+    """The values as :func:`group_key` makes them: Python scalars, whole floats as ints, NaN and NA as None."""
+    if values.dtype.kind in "iub":
+        return values.tolist()
+    return [group_key((v,))[0] for v in values.tolist()]
+
+
+def _known_ints(values: np.ndarray, plain_values: list) -> list[int | None]:
+    """Each value as an int where it is a known number (not -1, '', None or NaN), else None."""
+    if values.dtype.kind in "iu":
+        return [v if known else None for v, known in zip(plain_values, (values != -1).tolist())]
+    return [int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and not is_unknown(v) else None
+            for v in plain_values]
+
+
+def _row_refs(spec: TableSpec, raw: Mapping[str, np.ndarray], columns: Mapping[str, list], n: int) -> list[list]:
+    """Per evidence column triple, the reference each row cites (None where it names no file or byte),
+    as ``refs.cited_by`` reads them; integer columns at once."""
+    out = []
+    for triple in spec.evidence:
+        file_col, line_col, byte_col = triple
+        arrays = [raw.get(c) for c in triple]
+        if all(a is not None and a.dtype.kind in "iu" for a in arrays):
+            files, lines, bytes_ = arrays
+            cites = ((files != -1) & (bytes_ != -1)).tolist()
+            out.append([(f, ln, b) if ok else None
+                        for f, ln, b, ok in zip(files.tolist(), lines.tolist(), bytes_.tolist(), cites)])
+            continue
+        refs: list = [None] * n
+        for ref, i in cited_by(triple, columns, range(n)):
+            refs[i] = ref
+        out.append(refs)
+    return out
 
 
 def _used_columns(rule: Rule, spec: TableSpec, list_fields: set[str]) -> list[str]:
@@ -68,7 +112,7 @@ def _used_columns(rule: Rule, spec: TableSpec, list_fields: set[str]) -> list[st
 
 
 def _group_representatives(rows: list[int], columns: Mapping[str, list], spec: TableSpec, list_fields: set[str],
-                           recs: list, max_evidence: int) -> set[int]:
+                           recs: list, window: Mapping[str, list], refs: list[list], max_evidence: int) -> set[int]:
     """The rows (in finding order) of one group that decide its finding."""
     keep = {rows[0]}  # the finding's own row: its message and the first subject values
     for column in list_fields:  # the first row of every distinct value, in first-seen order
@@ -79,12 +123,12 @@ def _group_representatives(rows: list[int], columns: Mapping[str, list], spec: T
             keep.update(_first_of_each(rows, columns[column], limit=2))
     start, end = spec.window
     for column, pick in ((start, min), (end, max)):
-        known = [(int(v), i) for i in rows if column in columns
-                 for v in [plain(columns[column][i])]
-                 if not is_unknown(v) and isinstance(v, (int, float)) and not isinstance(v, bool)]
-        if known:
-            keep.add(pick(known)[1])
-    keep.update(_first_evidence(rows, columns, spec, max_evidence))
+        if column in window:
+            values = window[column]
+            known = [(values[i], i) for i in rows if values[i] is not None]
+            if known:
+                keep.add(pick(known)[1])
+    keep.update(_first_evidence(rows, refs, max_evidence))
     for mask in recs:
         hit = next((i for i in rows if mask is None or mask[i]), None)
         if hit is not None:
@@ -95,7 +139,7 @@ def _group_representatives(rows: list[int], columns: Mapping[str, list], spec: T
 def _first_of_each(rows: list[int], values: list, limit: int | None) -> list[int]:
     seen: dict[object, int] = {}
     for i in rows:
-        key = group_key([values[i]])[0]
+        key = values[i]
         try:
             if key not in seen:
                 seen[key] = i
@@ -106,9 +150,12 @@ def _first_of_each(rows: list[int], values: list, limit: int | None) -> list[int
     return list(seen.values())
 
 
-def _first_evidence(rows: list[int], columns: Mapping[str, list], spec: TableSpec, cap: int) -> set[int]:
-    """Rows citing the ``cap`` first distinct evidence lines, as evaluation picks them."""
+def _first_evidence(rows: list[int], refs: list[list], cap: int) -> set[int]:
+    """Rows citing the ``cap`` first distinct evidence lines, as evaluation picks them (``refs.cited``'s order)."""
     first: dict[tuple[int, int, int], int] = {}
-    for ref, row in cited(spec, columns, rows):
-        first.setdefault(ref, row)
+    for per_row in refs:
+        for i in rows:
+            ref = per_row[i]
+            if ref is not None:
+                first.setdefault(ref, i)
     return {first[ref] for ref in sorted(first, key=log_order)[: max(cap, 0)]}

@@ -6,6 +6,10 @@ whichever worker is free, so on two cores both workers read, and learn, every fi
 worker is a lane of its own: a free lane takes the next part of the file it is on, else the
 first file no lane has started, else it helps with the file that has the most parts left. The
 results come back as one future per part, in the order they were submitted.
+
+What the workers learn travels with the calls: each call returns the templates its worker
+learned, and the next call a lane gets brings what the others learned meanwhile (``fastline``'s
+``learned_since`` and ``adopt``), so a lane that comes to help with a file does not learn it again.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, Callable
 
 from ..memory import keep_freed_heap
+from ..readers.logs import fastline
 
 Call = tuple[Callable[..., Any], tuple]
 
@@ -40,6 +45,8 @@ class Lanes:
         self._groups: list[_Group] = []
         self._lock = threading.Lock()
         self._closed = False
+        self._learned: list = []  # every lane's learned templates, in the order they came back
+        self._sent = [0] * workers  # how much of it each lane has been given
 
     def submit_group(self, calls: list[Call]) -> list[Future]:
         """The calls of one file, read in this order where one lane does them all."""
@@ -65,8 +72,9 @@ class Lanes:
             group.started = True
             (fn, args), outer = group.pending.popleft()
             executor = self._lanes[lane]
+            news, self._sent[lane] = self._learned[self._sent[lane]:], len(self._learned)
         try:
-            inner = executor.submit(fn, *args)  # type: ignore[union-attr]
+            inner = executor.submit(_teaching, news, fn, args)  # type: ignore[union-attr]
         except Exception as exc:  # noqa: BLE001 - the lane's process died (or the lanes closed)
             self._lose(lane, (fn, args), outer, exc)
             return
@@ -93,7 +101,10 @@ class Lanes:
         if exc is not None:
             outer.set_exception(exc)
         else:
-            outer.set_result(done.result())
+            result, learned = done.result()
+            with self._lock:
+                self._learned.extend(learned)
+            outer.set_result(result)
         self._next(lane)
 
     def _lose(self, lane: int, call: Call, outer: Future, exc: BaseException) -> None:
@@ -128,3 +139,10 @@ class Lanes:
         for executor in lanes:
             if executor is not None:
                 executor.shutdown(wait=False, cancel_futures=True)
+
+
+def _teaching(learned: list, fn: Callable[..., Any], args: tuple) -> tuple[Any, list]:
+    """In a lane: take what the other lanes learned, run the call, return its result and what this lane learned."""
+    fastline.adopt(learned)
+    mark = fastline.learned_mark()
+    return fn(*args), fastline.learned_since(mark)

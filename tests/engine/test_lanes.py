@@ -70,3 +70,29 @@ def test_a_lane_whose_process_dies_fails_its_call_and_the_others_go_on() -> None
 def test_with_every_lane_dead_every_waiting_call_fails() -> None:
     results = _run([[(_die, ()), (_pid_after, (0.0, "a"))]], workers=1)
     assert all(type(r).__name__ == "BrokenProcessPool" for r in results[0])
+
+
+_RDKAFKA_LINE = "%7|1700000000.123|TXNSTATE|rdkafka#producer-1| [thrd:main]: Transactional state: {n} -> {m}\n"
+
+
+def _learn_templates(text: str) -> int:
+    """Read a log here; return how many templates this process had to learn for it."""
+    import io
+
+    from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions
+    from kafkadiag.readers.logs import fastline, read_logs
+
+    mark = fastline.learned_mark()
+    ctx = ReadContext(0, "x.log", ReadOptions(), InputReport("x.log"))
+    list(read_logs(io.BytesIO(text.encode()), ctx))
+    return len(fastline.learned_since(mark))
+
+
+def test_a_lane_that_helps_with_a_file_takes_what_the_other_lane_learned() -> None:
+    text = "".join(_RDKAFKA_LINE.format(n=i, m=i + 1) for i in range(50))
+    # the first lane learns, then stays busy; the second, busy meanwhile, then reads the same kind of lines
+    results = _run([[(_learn_templates, (text,)), (_pid_after, (1.0, "a"))],
+                    [(_pid_after, (0.5, "b")), (_learn_templates, (text,))]])
+    assert results[0][0] >= 1  # learned by the first lane
+    assert results[1][0][1] != results[0][1][1]  # the second read ran on the other lane
+    assert results[1][1] == 0  # which had nothing left to learn

@@ -152,6 +152,55 @@ _SECONDS: dict[str, int] = {}
 _SHARED_SHAPES: tuple[dict[bytes, object], dict[bytes, object]] = ({}, {})  # without, with a known broker
 _SHARED_RECIPES: dict[tuple, object] = {}
 _SHARED_SIGHTINGS: dict[tuple, int] = {}  # large templates not learned yet: times seen
+#: What this process learned, in order, as data another process can take (``learned_since``, ``adopt``).
+_LEARNED: list[tuple[tuple, tuple]] = []
+
+
+def learned_mark() -> int:
+    """Where the record of learned templates stands now (for ``learned_since``)."""
+    return len(_LEARNED)
+
+
+def learned_since(mark: int) -> list[tuple[tuple, tuple]]:
+    """The templates this process learned after ``mark``, as plain data (picklable)."""
+    return _LEARNED[mark:]
+
+
+def adopt(learned: list[tuple[tuple, tuple]]) -> None:
+    """Take templates another process learned: a reader that gets parts of a file another worker
+    started skips learning what that worker already did (a quarter of a second for librdkafka
+    debug output). An adopted recipe is the one that process checked on its first line."""
+    for key, portable in learned:
+        variant = _from_portable(portable)
+        variants = _SHARED_RECIPES.setdefault(key, [])
+        if any(_same_variant(v, variant) for v in variants):  # type: ignore[union-attr]
+            continue
+        if len(_SHARED_RECIPES) >= _LIMIT or len(variants) > 16:  # type: ignore[arg-type]
+            continue
+        variants.append(variant)  # type: ignore[union-attr]
+
+
+def _portable(recipe: object) -> tuple:
+    if recipe is UNCACHEABLE:
+        return ("uncacheable",)
+    if recipe is DROPPED:
+        return ("dropped",)
+    r: Recipe = recipe  # type: ignore[assignment]
+    return ("recipe", r.specs, r.ts_first, r.ts_runs, r.family, r.pinned)
+
+
+def _from_portable(portable: tuple) -> object:
+    if portable[0] == "uncacheable":
+        return UNCACHEABLE
+    if portable[0] == "dropped":
+        return DROPPED
+    return Recipe(*portable[1:])
+
+
+def _same_variant(a: object, b: object) -> bool:
+    if isinstance(a, Recipe) and isinstance(b, Recipe):
+        return a.pinned == b.pinned
+    return a is b
 
 
 class LineTemplates:
@@ -198,6 +247,8 @@ class LineTemplates:
                 self._recipes.clear()
                 variants = self._recipes.setdefault((template, known_broker), [])
             variants.append(recipe)  # type: ignore[union-attr]
+            if len(_LEARNED) < _LIMIT:
+                _LEARNED.append(((template, known_broker), _portable(recipe)))
         if not isinstance(recipe, Recipe):
             return recipe
         return Shape(recipe, _spans(parts))

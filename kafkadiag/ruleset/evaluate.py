@@ -21,9 +21,10 @@ from .conditions import ConditionError, condition_mask
 from .config import ConfigView
 from .errors import RuleError
 from .model import Rule, TableSpec, condition_fields
-from .refs import EvidenceRef, cited, log_order
+from .plain_columns import known_ints, plain_list, plain_values, row_refs
+from .refs import EvidenceRef, log_order
 from .representatives import GroupCounts, group_key
-from .templates import Placeholder, RenderContext, Template, plain, is_unknown
+from .templates import Placeholder, RenderContext, Template, is_unknown
 
 EvidenceResolver = Callable[[list[EvidenceRef]], list[Evidence]]
 _INT_SUBJECT = {"producer_id", "producer_epoch", "partition"}
@@ -86,6 +87,7 @@ def rule_findings(
         for r in rule.recommendations
     ]
     data = {c: matched[c].tolist() for c in matched.columns}
+    prepared = _Prepared(spec, matched, data)
     if rule.group_by:
         grouped = matched.groupby(list(rule.group_by), sort=False, dropna=False)
         sized = [(list(g), _group_size(rule, data, g, counts)) for g in grouped.indices.values()]
@@ -94,7 +96,7 @@ def rule_findings(
         groups = (([i], 1) for i in range(len(matched)))
     list_fields = list_fields_of(rule)
     return [
-        _finding(rule, spec, data, positions, size, rec_masks, list_fields, config, evidence_resolver, max_evidence)
+        _finding(rule, data, prepared, positions, size, rec_masks, list_fields, config, evidence_resolver, max_evidence)
         for positions, size in groups
     ]
 
@@ -169,10 +171,24 @@ def _rank(series: pd.Series) -> np.ndarray:
     return rank[codes]
 
 
+class _Prepared:
+    """The columns every finding of a rule reads for its subject, window and evidence, made plain
+    once (:mod:`.plain_columns`) rather than value by value for each finding."""
+
+    def __init__(self, spec: TableSpec, matched: pd.DataFrame, data: Mapping[str, list]) -> None:
+        self.subject = {c: plain_list(data[c]) for c in SUBJECT_COLUMNS if c in data}
+        raw = {c: matched[c].to_numpy() for c in {*spec.window, *(c for t in spec.evidence for c in t)} if c in data}
+        plained = {c: plain_values(values) for c, values in raw.items()}
+        start_col, end_col = spec.window
+        self.starts = known_ints(raw[start_col], plained[start_col]) if start_col in raw else None
+        self.ends = known_ints(raw[end_col], plained[end_col]) if end_col in raw else None
+        self.refs = row_refs(spec, raw, plained, len(matched))
+
+
 def _finding(
     rule: Rule,
-    spec: TableSpec,
     data: Mapping[str, list],
+    prepared: _Prepared,
     positions: list[int],
     size: int,
     rec_masks: list[np.ndarray],
@@ -184,17 +200,16 @@ def _finding(
     first = positions[0]
     group = {c: [data[c][i] for i in positions] for c in list_fields if c in data} if rule.group_by else None
     ctx = _context(data, first, config, size, group)
-    refs = _evidence_refs(spec, data, positions, max_evidence)
-    start_col, end_col = spec.window
-    starts = _known_ints(data.get(start_col, ()), positions)
-    ends = _known_ints(data.get(end_col, ()), positions)
+    refs = _evidence_refs(prepared.refs, positions, max_evidence)
+    starts = _known(prepared.starts, positions)
+    ends = _known(prepared.ends, positions)
     return Finding(
         rule=rule.id,
         category=rule.category,
         severity=rule.severity,
         title=rule.title,
         message=rule.message.render(ctx),
-        subject=Subject(**{c: _subject_value(c, data[c], positions) for c in SUBJECT_COLUMNS if c in data}),
+        subject=Subject(**{c: _subject_value(c, values, positions) for c, values in prepared.subject.items()}),
         window_start=min(starts) if starts else None,
         window_end=max(ends) if ends else None,
         evidence=list(evidence_resolver(refs)) if refs else [],
@@ -251,23 +266,21 @@ def _recommendations(
     return out
 
 
-def _known_ints(values: Sequence[object], positions: list[int]) -> list[int]:
-    if not values:
+def _known(values: list[int | None] | None, positions: list[int]) -> list[int]:
+    if values is None:
         return []
-    out = []
-    for i in positions:
-        v = plain(values[i])
-        if not is_unknown(v) and isinstance(v, (int, float)) and not isinstance(v, bool):
-            out.append(int(v))
-    return out
+    return [v for i in positions if (v := values[i]) is not None]
 
 
 def _subject_value(column: str, values: list, positions: list[int]) -> object:
-    """The group's common value of a subject column; None when unknown or when rows disagree."""
-    seen = {plain(values[i]) for i in positions}
-    if len(seen) != 1:
-        return None
-    value = seen.pop()
+    """The group's common value of a subject column (``values`` made plain); None when unknown or when rows disagree."""
+    if len(positions) == 1:
+        value = values[positions[0]]
+    else:
+        seen = {values[i] for i in positions}
+        if len(seen) != 1:
+            return None
+        value = seen.pop()
     if is_unknown(value):
         return None
     if column in _INT_SUBJECT and isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -275,7 +288,9 @@ def _subject_value(column: str, values: list, positions: list[int]) -> object:
     return value if column in _INT_SUBJECT else str(value)
 
 
-def _evidence_refs(spec: TableSpec, data: Mapping[str, list], positions: list[int], cap: int) -> list[EvidenceRef]:
+def _evidence_refs(row_refs: list[list], positions: list[int], cap: int) -> list[EvidenceRef]:
     """Distinct (file_id, line, byte) references of the rows, in log order, at most ``cap``."""
-    refs = {ref for ref, _row in cited(spec, data, positions)}
+    refs = {ref for per_row in row_refs for i in positions if (ref := per_row[i]) is not None}
     return sorted(refs, key=log_order)[: max(cap, 0)]
+
+

@@ -12,8 +12,7 @@ driver, not every matched log line: the driver's memory no longer grows with the
 
 from __future__ import annotations
 
-import math
-from typing import Mapping, Sequence
+from typing import Mapping
 
 import numpy as np
 import pandas as pd
@@ -22,22 +21,11 @@ from ..facts.registry import SUBJECT_COLUMNS
 from .conditions import condition_mask
 from .config import ConfigView
 from .model import Rule, TableSpec
-from .refs import cited_by, log_order
-from .templates import is_unknown, plain
+from .plain_columns import group_key, known_ints, plain_values, row_refs  # noqa: F401 (group_key: re-exported)
+from .refs import log_order
 
 #: rule id -> group key (see :func:`group_key`) -> rows in that group.
 GroupCounts = dict[str, dict[tuple, int]]
-
-
-def group_key(values: Sequence[object]) -> tuple:
-    """A group's key as the same tuple in every process: numpy scalars and NaN normalised."""
-    out = []
-    for value in values:
-        value = plain(value)
-        if value is pd.NA or (isinstance(value, float) and math.isnan(value)):
-            value = None
-        out.append(value)
-    return tuple(out)
 
 
 def representative_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, config: ConfigView, list_fields: set[str],
@@ -52,7 +40,7 @@ def representative_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, config
     if len(order) == 0:
         return np.zeros(0, dtype=np.int64), {}
     raw = {c: frame[c].to_numpy()[order] for c in _used_columns(rule, spec, list_fields) if c in frame}
-    columns = {c: _plain_values(values) for c, values in raw.items()}
+    columns = {c: plain_values(values) for c, values in raw.items()}
     recs = [condition_mask(r.when, frame, config)[order].tolist() if r.when is not None else None
             for r in rule.recommendations]
     if all(c in columns for c in rule.group_by):
@@ -63,47 +51,12 @@ def representative_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, config
     for i, key in enumerate(keys):
         groups.setdefault(key, []).append(i)
     start, end = spec.window
-    window = {c: _known_ints(raw[c], columns[c]) for c in (start, end) if c in columns}
-    refs = _row_refs(spec, raw, columns, len(order))
+    window = {c: known_ints(raw[c], columns[c]) for c in (start, end) if c in columns}
+    refs = row_refs(spec, raw, columns, len(order))
     keep: set[int] = set()
     for rows in groups.values():
         keep.update(_group_representatives(rows, columns, spec, list_fields, recs, window, refs, max_evidence))
     return np.sort(order[sorted(keep)]), {key: len(rows) for key, rows in groups.items()}
-
-
-def _plain_values(values: np.ndarray) -> list:
-    """The values as :func:`group_key` makes them: Python scalars, whole floats as ints, NaN and NA as None."""
-    if values.dtype.kind in "iub":
-        return values.tolist()
-    return [group_key((v,))[0] for v in values.tolist()]
-
-
-def _known_ints(values: np.ndarray, plain_values: list) -> list[int | None]:
-    """Each value as an int where it is a known number (not -1, '', None or NaN), else None."""
-    if values.dtype.kind in "iu":
-        return [v if known else None for v, known in zip(plain_values, (values != -1).tolist())]
-    return [int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and not is_unknown(v) else None
-            for v in plain_values]
-
-
-def _row_refs(spec: TableSpec, raw: Mapping[str, np.ndarray], columns: Mapping[str, list], n: int) -> list[list]:
-    """Per evidence column triple, the reference each row cites (None where it names no file or byte),
-    as ``refs.cited_by`` reads them; integer columns at once."""
-    out = []
-    for triple in spec.evidence:
-        file_col, line_col, byte_col = triple
-        arrays = [raw.get(c) for c in triple]
-        if all(a is not None and a.dtype.kind in "iu" for a in arrays):
-            files, lines, bytes_ = arrays
-            cites = ((files != -1) & (bytes_ != -1)).tolist()
-            out.append([(f, ln, b) if ok else None
-                        for f, ln, b, ok in zip(files.tolist(), lines.tolist(), bytes_.tolist(), cites)])
-            continue
-        refs: list = [None] * n
-        for ref, i in cited_by(triple, columns, range(n)):
-            refs[i] = ref
-        out.append(refs)
-    return out
 
 
 def _used_columns(rule: Rule, spec: TableSpec, list_fields: set[str]) -> list[str]:

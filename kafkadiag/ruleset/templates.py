@@ -87,6 +87,11 @@ def plain(value: object) -> object:
 
 def format_value(value: object) -> str:
     """Default rendering: plain text, ``true``/``false``, whole numbers without ``.0``."""
+    kind = type(value)
+    if kind is str:  # most values: a report of tens of thousands of findings renders millions
+        return value  # type: ignore[return-value]
+    if kind is int:
+        return str(value)
     value = plain(value)
     if value is None or value is MISSING or (isinstance(value, float) and math.isnan(value)):
         return "unknown"
@@ -100,6 +105,8 @@ def format_value(value: object) -> str:
 
 def format_time(value: object) -> str:
     """Epoch milliseconds as ISO-8601 UTC; ``unknown`` for -1 / null."""
+    if type(value) is int:
+        return "unknown" if value == -1 else iso_time(value) or "unknown"  # type: ignore[arg-type]
     value = plain(value)
     if is_unknown(value) or not isinstance(value, (int, float)) or isinstance(value, bool):
         return "unknown" if is_unknown(value) else format_value(value)
@@ -108,10 +115,15 @@ def format_time(value: object) -> str:
 
 def format_duration(value: object) -> str:
     """Milliseconds as ``850 ms``, ``1.5s`` or ``1h 2m 3s``; ``unknown`` for -1 / null."""
-    value = plain(value)
-    if is_unknown(value) or not isinstance(value, (int, float)) or isinstance(value, bool):
-        return "unknown" if is_unknown(value) else format_value(value)
-    ms = int(round(value))
+    if type(value) is int:
+        if value == -1:
+            return "unknown"
+        ms = value
+    else:
+        value = plain(value)
+        if is_unknown(value) or not isinstance(value, (int, float)) or isinstance(value, bool):
+            return "unknown" if is_unknown(value) else format_value(value)
+        ms = int(round(value))
     if ms < 0:
         return "-" + format_duration(-ms)
     if ms < 1000:

@@ -55,7 +55,17 @@ def java_log(size: int, seed: int) -> tuple[Path, int]:
     """The generated Spring Boot log and the number of Kafka events in it."""
     import loggen
 
-    path = OUT / f"log-java-{size}-seed{seed}.log"
+    def write(out, counts: dict[str, int]) -> int:
+        loggen.write_log(out, size / (1 << 20), seed=seed, counts=counts)
+        return counts["kafka_lines"] + counts["kafka_traces"]
+
+    return generated_log(OUT / f"log-java-{size}-seed{seed}.log", write)
+
+
+def generated_log(path: Path, write) -> tuple[Path, int]:
+    """A generated log and its event count, reused while its size matches what its generator wrote.
+
+    ``write(out, counts)`` writes the log and returns how many Kafka events it holds."""
     meta = Path(str(path) + ".json")
     if path.exists() and meta.exists():
         doc = json.loads(meta.read_text())
@@ -63,8 +73,7 @@ def java_log(size: int, seed: int) -> tuple[Path, int]:
             return path, int(doc["events"])
     counts: dict[str, int] = {}
     with path.open("w") as out:
-        loggen.write_log(out, size / (1 << 20), seed=seed, counts=counts)
-    events = counts["kafka_lines"] + counts["kafka_traces"]
+        events = write(out, counts)
     meta.write_text(json.dumps({"format": LOG_FORMAT, "bytes": path.stat().st_size, "events": events}))
     return path, events
 
@@ -99,17 +108,11 @@ def broker_log(size: int, seed: int) -> tuple[Path, int]:
     """The generated broker log and the number of Kafka events in it."""
     import brokergen
 
-    path = OUT / f"log-broker-{size}-seed{seed}.log"
-    meta = Path(str(path) + ".json")
-    if path.exists() and meta.exists():
-        doc = json.loads(meta.read_text())
-        if doc.get("format") == LOG_FORMAT and doc.get("bytes") == path.stat().st_size:
-            return path, int(doc["events"])
-    counts: dict[str, int] = {}
-    with path.open("w") as out:
+    def write(out, counts: dict[str, int]) -> int:
         brokergen.write_broker_log(out, size / (1 << 20), seed=seed, counts=counts)
-    meta.write_text(json.dumps({"format": LOG_FORMAT, "bytes": path.stat().st_size, "events": counts["events"]}))
-    return path, counts["events"]
+        return counts["events"]
+
+    return generated_log(OUT / f"log-broker-{size}-seed{seed}.log", write)
 
 
 def repeated_log(name: str, unit: bytes, size: int) -> tuple[Path, int]:

@@ -14,13 +14,14 @@ import os
 from functools import lru_cache
 
 
-@lru_cache(maxsize=1)
-def _malloc_trim():
+@lru_cache(maxsize=4)
+def _libc(function: str):
+    """A function of the C library (glibc's ``malloc_trim``, ``mallopt``), or None where it has none."""
     name = ctypes.util.find_library("c")
     if not name:
         return None
     try:
-        return getattr(ctypes.CDLL(name), "malloc_trim", None)
+        return getattr(ctypes.CDLL(name), function, None)
     except OSError:
         return None
 
@@ -30,7 +31,7 @@ def return_free_memory() -> None:
     import pyarrow as pa
 
     pa.default_memory_pool().release_unused()
-    trim = _malloc_trim()
+    trim = _libc("malloc_trim")
     if trim is not None:
         trim(0)
 
@@ -56,17 +57,6 @@ def purge_freed_arrow_memory() -> None:
 _M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
 
 
-@lru_cache(maxsize=1)
-def _mallopt():
-    name = ctypes.util.find_library("c")
-    if not name:
-        return None
-    try:
-        return getattr(ctypes.CDLL(name), "mallopt", None)
-    except OSError:
-        return None
-
-
 def keep_freed_heap(block_bytes: int = 256 << 20) -> None:
     """In a reader process that lives for one read: keep freed blocks up to ``block_bytes`` in the heap.
 
@@ -76,7 +66,7 @@ def keep_freed_heap(block_bytes: int = 256 << 20) -> None:
     page faults and 1.4 s of system time; with the buffers kept, half the faults and 0.8 s, for
     the same peak. Only where glibc's ``mallopt`` exists; elsewhere nothing changes.
     """
-    mallopt = _mallopt()
+    mallopt = _libc("mallopt")
     if mallopt is not None:
         mallopt(_M_MMAP_THRESHOLD, block_bytes)
         mallopt(_M_TRIM_THRESHOLD, 2 * block_bytes)

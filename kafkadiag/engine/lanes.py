@@ -31,7 +31,6 @@ class _Group:
 
     def __init__(self, calls: list[tuple[Call, Future]]) -> None:
         self.pending: deque[tuple[Call, Future]] = deque(calls)
-        self.started = False
 
 
 class Lanes:
@@ -42,7 +41,8 @@ class Lanes:
         self._lanes: list[ProcessPoolExecutor | None] = [
             ProcessPoolExecutor(1, mp_context=context, initializer=keep_freed_heap) for _ in range(workers)]
         self._on: list[_Group | None] = [None] * workers
-        self._groups: list[_Group] = []
+        self._fresh: deque[_Group] = deque()  # files no lane has started, in submission order
+        self._active: list[_Group] = []  # files started (a few: about one per lane)
         self._lock = threading.Lock()
         self._closed = False
         self._learned: list = []  # every lane's learned templates, in the order they came back
@@ -52,7 +52,7 @@ class Lanes:
         """The calls of one file, read in this order where one lane does them all."""
         futures = [Future() for _ in calls]
         with self._lock:
-            self._groups.append(_Group(list(zip(calls, futures))))
+            self._fresh.append(_Group(list(zip(calls, futures))))
         return futures
 
     def start(self) -> None:
@@ -69,7 +69,6 @@ class Lanes:
                 self._on[lane] = None
                 return
             self._on[lane] = group
-            group.started = True
             (fn, args), outer = group.pending.popleft()
             executor = self._lanes[lane]
             news, self._sent[lane] = self._learned[self._sent[lane]:], len(self._learned)
@@ -84,11 +83,13 @@ class Lanes:
         own = self._on[lane]
         if own is not None and own.pending:
             return own
-        fresh = next((g for g in self._groups if g.pending and not g.started), None)
-        if fresh is not None:
-            return fresh
-        busiest = max((g for g in self._groups if g.pending), key=lambda g: len(g.pending), default=None)
-        return busiest
+        while self._fresh:
+            group = self._fresh.popleft()
+            if group.pending:
+                self._active.append(group)
+                return group
+        self._active = [g for g in self._active if g.pending]
+        return max(self._active, key=lambda g: len(g.pending), default=None)
 
     def _finished(self, lane: int, call: Call, outer: Future, done: Future) -> None:
         if done.cancelled():
@@ -116,9 +117,7 @@ class Lanes:
             alive = [i for i, executor in enumerate(self._lanes) if executor is not None]
             failed = [outer]
             if not alive:
-                failed += [f for g in self._groups for _, f in g.pending]
-                for group in self._groups:
-                    group.pending.clear()
+                failed += self._drop_waiting()
             idle = [i for i in alive if self._on[i] is None]
         for future in failed:
             if not future.done():
@@ -126,13 +125,19 @@ class Lanes:
         for i in idle:
             self._next(i)
 
+    def _drop_waiting(self) -> list[Future]:
+        """The futures of every call not started, taken off the queues (under the lock)."""
+        groups = [*self._fresh, *self._active]
+        waiting = [f for g in groups for _, f in g.pending]
+        for group in groups:
+            group.pending.clear()
+        return waiting
+
     def close(self) -> None:
         """Stop handing out calls and let the processes go (calls not started are cancelled)."""
         with self._lock:
             self._closed = True
-            waiting = [f for g in self._groups for _, f in g.pending]
-            for group in self._groups:
-                group.pending.clear()
+            waiting = self._drop_waiting()
             lanes, self._lanes = self._lanes, [None] * len(self._lanes)
         for future in waiting:
             future.cancel()

@@ -429,24 +429,10 @@ class _LogReader:
 
     def _templated(self, h: int, e: int, text: str, line: int, byte: int) -> int:
         """An event of lines ``h:e`` through its template (``text``: its cleaned lines joined):
-        the lines it claims, 0 for chatter, -1 if it needs a full parse. As ``_single`` does for one line."""
-        shape = self.templates.lookup(text, self.known_broker)
-        if shape is UNCACHEABLE:
-            return -1
-        if shape is DROPPED:
-            return 0
-        if self.prune is not None and self.prune.keeps(shape) is False:
-            self._pruned(shape, text)  # type: ignore[arg-type]
-        else:
-            if self._stamps:
-                self._settle_anchor()
-            time_ms = shape.time_ms(text)  # type: ignore[union-attr]
-            if time_ms == -2:
-                time_ms = self.anchor.resolve(shape.stamp(text))  # type: ignore[union-attr]
-            elif time_ms >= 0:
-                self.anchor.last_ms = time_ms
-            row = shape.row(self.ctx.file_id, line, byte, self.seq, time_ms, text)  # type: ignore[union-attr]
-            self._add(row[:3] + (e - h,) + row[4:], shape.family)  # type: ignore[union-attr]
+        the lines it claims, 0 for chatter, -1 if it needs a full parse."""
+        done = self._by_shape(text, line, byte, e - h)
+        if done <= 0:
+            return done
         self._claimed_blank += sum(1 for j in range(h + 1, e) if self._raw[j] in ("", "\r"))
         return e - h
 
@@ -456,6 +442,11 @@ class _LogReader:
         plain = raw[:1] in _PLAIN_FIRST and (self._plain_block or (
             raw.isascii() and "\\" not in raw and "\x1b" not in raw and not raw.endswith("\r")))
         text = raw if plain else self._text(j)
+        return self._by_shape(text, self.line_no + j, self.base + byte_starts[j], 1)
+
+    def _by_shape(self, text: str, line: int, byte: int, lines: int) -> int:
+        """An event of ``lines`` lines through its template: 1 if taken (a row, or pruned), 0 if
+        chatter, -1 if it needs a full parse."""
         shape = self.templates.lookup(text, self.known_broker)
         if shape is UNCACHEABLE:
             return -1
@@ -471,8 +462,8 @@ class _LogReader:
             time_ms = self.anchor.resolve(shape.stamp(text))  # type: ignore[union-attr]
         elif time_ms >= 0:
             self.anchor.last_ms = time_ms
-        row = shape.row(self.ctx.file_id, self.line_no + j, self.base + byte_starts[j], self.seq, time_ms, text)  # type: ignore[union-attr]
-        self._add(row, shape.family)  # type: ignore[union-attr]
+        row = shape.row(self.ctx.file_id, line, byte, self.seq, time_ms, text)  # type: ignore[union-attr]
+        self._add(row if lines == 1 else row[:3] + (lines,) + row[4:], shape.family)  # type: ignore[union-attr]
         return 1
 
     def _pruned(self, shape: Shape, text: str) -> None:

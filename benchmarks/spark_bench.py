@@ -920,7 +920,9 @@ def bench(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="spark-bench-", dir=OUT) as work:
         copy = freeze_code(Path(work))
         code = code_state(copy)
-        env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1",
+        temp = Path(work) / "tmp"  # a worker leaves without teardown: its temp files go with this folder
+        temp.mkdir()
+        env = {**os.environ, "SPARK_LOCAL_IP": "127.0.0.1", "TMPDIR": str(temp),
                "PYTHONPATH": os.pathsep.join(filter(None, [str(copy), os.environ.get("PYTHONPATH")]))}
         check_frozen(env, copy)
         b = Bench(folder, manifest, [sys.executable, "-m", "kafkadiag.cli"], env, Path(work))

@@ -38,7 +38,7 @@ from .ranges import ByteRange
 MIN_SPLIT_BYTES = 48 << 20
 #: About this many bytes per part: small enough to keep every worker busy to the end, large
 #: enough that a part's fixed costs (a reader, a round trip) do not show.
-PART_BYTES = 16 << 20
+PART_BYTES = 32 << 20
 _CUT_WINDOW = 1 << 20  # look this far past a nominal cut for a line that starts with a timestamp
 
 

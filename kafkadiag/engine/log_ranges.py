@@ -18,6 +18,7 @@ The file's kind (is it a log at all) is decided once on its head, as a whole rea
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -32,12 +33,13 @@ from ..readers.logs.reader import HeadDecision, LogEnd, LogStart, head_decision,
 from ..readers.route import LOG, Pass, plan
 from ..readers.sniff import HEAD_BYTES, sniff
 from .log_filter import LOG_TABLE, matching_mask
-from .ranges import ByteRange
+from .ranges import ByteRange, range_workers
 
 #: Logs smaller than this are read whole by one worker.
 MIN_SPLIT_BYTES = 48 << 20
-#: About this many bytes per part: small enough to keep every worker busy to the end, large
-#: enough that a part's fixed costs (a reader, a round trip) do not show.
+#: At most about this many bytes per part: small enough to keep every worker busy to the end,
+#: large enough that a part's fixed costs (a reader, its chunks, the join, a round trip: ~20 ms)
+#: do not show.
 PART_BYTES = 32 << 20
 _CUT_WINDOW = 1 << 20  # look this far past a nominal cut for a line that starts with a timestamp
 
@@ -94,11 +96,18 @@ def plan_log(file_id: int, display: str, options: ReadOptions, parts: int | None
             decided = head_decision(handle, ReadContext(file_id, display, options, InputReport(display)), block_size)
             if decided.doc_mode:
                 return None  # not a log: its lines are counted as skips, nothing to gain
-            count = parts or max(2, round(size / PART_BYTES))
+            count = parts or part_count(size)
             cuts = _cut_points(handle, size, count)
     except OSError:
         return None
     return LogPlan(file_id, display, display, cuts, decided) if len(cuts) > 2 else None
+
+
+def part_count(size: int) -> int:
+    """Parts for a log of ``size`` bytes: at most about ``PART_BYTES`` each, as many as a multiple of
+    the workers, so that no worker is left with one part more than the others at the end."""
+    workers = range_workers()
+    return workers * max(1, math.ceil(size / (workers * PART_BYTES)))
 
 
 def _cut_points(handle, size: int, parts: int) -> list[int]:

@@ -4,10 +4,11 @@ Reading keeps the log rows some rule may match (:mod:`.log_filter`); on a broker
 every coordinator line that names a transactional.id, so the rows grew with the log (the
 benchmark's 333 MB broker log keeps 53,000). Most log rules are grouped: one finding of many
 rows, shown through a few of them. So once ``COMPACT_ROWS`` rows wait, they are reduced as a
-distributed run reduces a task's rows (:func:`keyed.matched_rows`): every row of a row-by-row rule, a grouped rule's
-representative rows, and each group's size, summed over the reductions. The rows kept so far
-are reduced again when they pass the limit themselves (their sizes are already counted). The
-rules then run over the kept rows with the summed sizes, which gives the findings all rows give.
+distributed run reduces a task's rows (:func:`keyed.matched_rows`): every row of a row-by-row
+rule, a grouped rule's representative rows, and each group's size, summed over the reductions.
+The rows kept so far are reduced again when they pass the limit themselves (their sizes are
+already counted). The rules then run over the kept rows with the summed sizes, which gives the
+findings all rows give.
 """
 
 from __future__ import annotations

@@ -64,7 +64,7 @@ def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, 
     if events.log_counts is None:
         done = [keyed.finished({"log_events": log_facts(events), "txn_records": inputs.records}, rules, config)]
     else:  # reduced while reading: its rows are representatives, its sizes already summed
-        done = [({"log_events": log_facts(events)}, {}, None, events.log_counts),
+        done = [keyed.already_finished({"log_events": log_facts(events)}, events.log_counts),
                 keyed.finished({"txn_records": inputs.records}, rules, config)]
     ids = []  # the family columns need every id: completed after the last bucket
     for _b, (_tag, records) in keyed.split(inputs.records, "transactional_id", buckets, "txn_records"):

@@ -45,7 +45,7 @@ class Lanes:
         self._active: list[_Group] = []  # files started (a few: about one per lane)
         self._lock = threading.Lock()
         self._closed = False
-        self._learned: list = []  # every lane's learned templates, in the order they came back
+        self._learned: list[tuple[int, list]] = []  # (lane, templates it learned), in the order they came back
         self._sent = [0] * workers  # how much of it each lane has been given
 
     def submit_group(self, calls: list[Call]) -> list[Future]:
@@ -71,7 +71,8 @@ class Lanes:
             self._on[lane] = group
             (fn, args), outer = group.pending.popleft()
             executor = self._lanes[lane]
-            news, self._sent[lane] = self._learned[self._sent[lane]:], len(self._learned)
+            news = [item for origin, items in self._learned[self._sent[lane]:] if origin != lane for item in items]
+            self._sent[lane] = len(self._learned)
         try:
             inner = executor.submit(_teaching, news, fn, args)  # type: ignore[union-attr]
         except Exception as exc:  # noqa: BLE001 - the lane's process died (or the lanes closed)
@@ -103,8 +104,9 @@ class Lanes:
             outer.set_exception(exc)
         else:
             result, learned = done.result()
-            with self._lock:
-                self._learned.extend(learned)
+            if learned:
+                with self._lock:
+                    self._learned.append((lane, learned))
             outer.set_result(result)
         self._next(lane)
 

@@ -21,9 +21,9 @@ from .conditions import ConditionError, condition_mask
 from .config import ConfigView
 from .errors import RuleError
 from .model import Rule, TableSpec, condition_fields
-from .plain_columns import known_ints, plain_list, plain_values, row_refs
+from .plain_columns import group_key, known_ints, plain_list, plain_values, row_refs
 from .refs import EvidenceRef, log_order
-from .representatives import GroupCounts, group_key
+from .representatives import GroupCounts
 from .templates import Placeholder, RenderContext, Template, is_unknown
 
 EvidenceResolver = Callable[[list[EvidenceRef]], list[Evidence]]
@@ -292,5 +292,3 @@ def _evidence_refs(row_refs: list[list], positions: list[int], cap: int) -> list
     """Distinct (file_id, line, byte) references of the rows, in log order, at most ``cap``."""
     refs = {ref for per_row in row_refs for i in positions if (ref := per_row[i]) is not None}
     return sorted(refs, key=log_order)[: max(cap, 0)]
-
-

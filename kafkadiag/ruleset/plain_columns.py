@@ -8,9 +8,8 @@ a Python one again for every question. Integer columns are answered for all rows
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
-
 import math
+from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd

@@ -5,22 +5,15 @@ from __future__ import annotations
 
 from typing import Iterator, Mapping, Sequence
 
-from .model import TableSpec
 from .templates import is_unknown, plain
 
 EvidenceRef = tuple[int, int, int]  # (file_id, line, byte)
 
 
-def cited(spec: TableSpec, data: Mapping[str, Sequence], positions: Sequence[int]) -> Iterator[tuple[EvidenceRef, int]]:
-    """``(reference, row)`` for every evidence column triple of the table and every row that names
-    a file and a byte (an unknown line is -1)."""
-    for triple in spec.evidence:
-        yield from cited_by(triple, data, positions)
-
-
 def cited_by(triple: tuple[str, str, str], data: Mapping[str, Sequence],
              positions: Sequence[int]) -> Iterator[tuple[EvidenceRef, int]]:
-    """``(reference, row)`` for one evidence column triple (file, line, byte), in row order."""
+    """``(reference, row)`` for one evidence column triple (file, line, byte) and every row that
+    names a file and a byte (an unknown line is -1), in row order."""
     file_col, line_col, byte_col = triple
     if file_col not in data or byte_col not in data:
         return

@@ -21,10 +21,10 @@ from ..facts.registry import SUBJECT_COLUMNS
 from .conditions import condition_mask
 from .config import ConfigView
 from .model import Rule, TableSpec
-from .plain_columns import group_key, known_ints, plain_values, row_refs  # noqa: F401 (group_key: re-exported)
+from .plain_columns import known_ints, plain_values, row_refs
 from .refs import log_order
 
-#: rule id -> group key (see :func:`group_key`) -> rows in that group.
+#: rule id -> group key (see :func:`.plain_columns.group_key`) -> rows in that group.
 GroupCounts = dict[str, dict[tuple, int]]
 
 
@@ -34,7 +34,7 @@ def representative_rows(rule: Rule, spec: TableSpec, frame: pd.DataFrame, config
 
     ``order`` holds the positions of the rows the rule's condition matches, in the order its
     findings take them (``evaluate.finding_order``). Each column's values are made plain once
-    (:func:`group_key`'s normal form) and every group reads them; a compaction of 50,000 log rows
+    (``plain_columns.group_key``'s normal form) and every group reads them; a compaction of 50,000 log rows
     had spent most of its time making the same value plain again for every question asked of it.
     """
     if len(order) == 0:

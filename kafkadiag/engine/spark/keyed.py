@@ -357,6 +357,11 @@ def finished(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> tupl
     return (rows, table_counts(tables), topic_partials(tables["spans"]) if "spans" in tables else None, group_counts)
 
 
+def already_finished(rows: dict[str, pd.DataFrame], group_counts: GroupCounts) -> tuple:
+    """As ``finished`` gives it, for rows already reduced to what findings show (their sizes counted)."""
+    return (rows, {}, None, group_counts)
+
+
 def gather_finished(done: Iterable[tuple], rules: list, config: dict) -> tuple[dict[str, pd.DataFrame], dict[str, int], GroupCounts]:
     """What every group's stage finished, joined where the rules run: matched rows per table,
     summed counts and group sizes, and the topic stage's combine step (one row per topic and bucket came back)."""

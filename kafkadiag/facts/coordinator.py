@@ -8,13 +8,13 @@ was the client's or the coordinator's (timeout or a new instance fencing the old
 
 from __future__ import annotations
 
-from array import array
 from dataclasses import dataclass, field
 from typing import Mapping
 
 import numpy as np
 import pandas as pd
 
+from .coordinator_columns import SortedRecords, id_columns, idle_gaps, transitions
 from .id_shapes import family_and_shape
 from .registry import COORDINATOR_TXNS, TRANSACTIONAL_IDS, TRANSITIONS
 
@@ -35,7 +35,7 @@ V2_ONLY: dict[str, frozenset[str]] = {"PrepareAbort": frozenset({"Empty", "Compl
 NEW_INSTANCE_WINDOW_MS = 30_000
 
 
-@dataclass
+@dataclass(slots=True)
 class _Txn:
     transactional_id: str
     producer_id: int
@@ -84,14 +84,6 @@ def _protocols(recs: pd.DataFrame) -> dict[str, str]:
 
 #: Records turned into Python values at a time by the per-id walk (whole ids; one id may exceed it).
 CHUNK_RECORDS = 65_536
-#: The columns the walk reads.
-_WALKED = ("transactional_id", "tombstone", "state", "producer_id", "producer_epoch", "last_update_ms", "record_time",
-           "timeout_ms", "partitions", "start_ms", "file_id", "line", "byte")
-
-
-def _time(row_update: int, row_record: int) -> int:
-    return row_update if row_update >= 0 else row_record
-
 
 @dataclass(frozen=True)
 class LogPartitionValues:
@@ -190,264 +182,194 @@ def build_coordinator_facts(
         }
     recs = recs.sort_values(["transactional_id", "file_id", "byte"], kind="stable").reset_index(drop=True)
     protocols = _protocols(recs)
-    default_timeout = int(config["transaction.timeout.ms"])
     expiration = int(config["transactional.id.expiration.ms"])
-    max_timeout = int(config["transaction.max.timeout.ms"])
-    cleanup = int(config["transaction.abort.timed.out.transaction.cleanup.interval.ms"])
-
     partitions = partitions or log_partition_values(recs, now_ms)
-    part_end, compacted, global_end = partitions.end, partitions.compacted, partitions.global_end
 
-    txns: list[_Txn] = []
-    moves = _Transitions()
-    ids: list[dict] = []
-    n = len(recs)
-    tids = recs["transactional_id"].to_numpy()
-    bounds = [*np.flatnonzero(np.r_[True, tids[1:] != tids[:-1]]).tolist(), n]  # each id's first record, then n
-    g = 0
-    while g < len(bounds) - 1:
-        # Whole ids, about CHUNK_RECORDS records at a time, as Python values: never the whole table.
-        c0, h = bounds[g], g + 1
-        while h < len(bounds) - 1 and bounds[h + 1] - c0 <= CHUNK_RECORDS:
-            h += 1
-        (tid_c, tomb_c, state_c, pid_c, epoch_c, update_c, rtime_c, timeout_c, parts_c, start_c, file_c, line_c,
-         byte_c) = (recs[c].iloc[c0:bounds[h]].tolist() for c in _WALKED)
-        for i, j in zip(bounds[g:h], bounds[g + 1:h + 1]):
-            tid = tid_c[i - c0]
-            proto = protocols.get(tid, "unknown")
-            cur: _Txn | None = None
-            last_ended: _Txn | None = None
-            pids: list[int] = []
-            inits = tombstones = 0
-            epochs: list[int] = []
-            first_epoch = -1
-            max_idle = -1
-            idle_end = -1
-            new_pid_after_idle = False
-            expired_since = False
-            rest_time = -1
-            live_pid = -1
-            prev_state: str | None = None
-            prev_k = -1
-            pid_switches = 0
-            for k in range(i, j):
-                r = k - c0
-                tomb = bool(tomb_c[r])
-                state = "" if tomb else state_c[r]
-                pid = int(pid_c[r])
-                epoch = int(epoch_c[r])
-                t = _time(int(update_c[r]), int(rtime_c[r]))
-                if tomb:
-                    t = int(rtime_c[r]) if rtime_c[r] >= 0 else t
-                if prev_k >= 0:
-                    prev_t = _time(int(update_c[prev_k - c0]), int(rtime_c[prev_k - c0]))
-                    valid = prev_state in VALID_PREVIOUS.get(state, frozenset()) or (
-                        proto != "v1" and prev_state in V2_ONLY.get(state, frozenset())
-                    )
-                    if prev_state == "" and state == "Empty":
-                        valid = True  # after expiration the id starts over
-                    moves.add(k, prev_k, prev_state, state, valid, prev_t, t)
-                if prev_k >= 0 and not tomb and prev_state != "" and pid != int(pid_c[prev_k - c0]):
-                    pid_switches += 1
-                # Idle time runs from the last live record at rest (no open transaction) to the next live
-                # record, across any tombstone in between.
-                if tomb:
-                    expired_since = True
-                else:
-                    if rest_time >= 0 and t >= 0:
-                        gap = t - rest_time
-                        if gap > max_idle:
-                            max_idle, idle_end = gap, t
-                        if (gap > expiration or expired_since) and pid != live_pid:
-                            new_pid_after_idle = True
-                    live_pid = pid
-                    rest_time = t if state in ("Empty", "CompleteCommit", "CompleteAbort") else -1
-                    expired_since = False
-                if tomb:
-                    tombstones += 1
-                    if cur is not None:
-                        txns.append(cur)
-                        cur = None
-                else:
-                    if pid >= 0 and pid not in pids:
-                        pids.append(pid)
-                    epochs.append(epoch)
-                    if first_epoch < 0:
-                        first_epoch = epoch
-                    timeout = int(timeout_c[r]) if timeout_c[r] > 0 else default_timeout
-                    parts = [p for p in str(parts_c[r]).split(",") if p]
-                    if state == "Empty":
-                        inits += 1
-                        if cur is not None:
-                            txns.append(cur)
-                            last_ended = cur
-                            cur = None
-                        if last_ended is not None and last_ended.next_init_time < 0:
-                            last_ended.next_init_time = t
-                            last_ended.next_init_epoch = epoch
-                    elif state == "Ongoing" or (state.startswith("Prepare") and (cur is None or cur.prepare_state)) or (
-                        state.startswith("Complete") and cur is None
-                    ):
-                        if state == "Ongoing" and cur is not None and not cur.prepare_state:
-                            pass  # partitions added to the running transaction
-                        else:
-                            if cur is not None:
-                                txns.append(cur)
-                                last_ended = cur
-                            start = int(start_c[r]) if start_c[r] >= 0 else (t if state == "Ongoing" else -1)
-                            cur = _Txn(tid, pid, epoch, timeout, start, k)
-                    if cur is not None:
-                        for p in parts:
-                            if p not in cur.partitions:
-                                cur.partitions.append(p)
-                        cur.last_state, cur.last_time, cur.last_rec = state, t, k
-                        if state.startswith("Prepare"):
-                            cur.prepare_state, cur.prepare_time, cur.prepare_epoch = state, t, epoch
-                        elif state.startswith("Complete"):
-                            cur.complete_state, cur.complete_time = state, t
-                            if not cur.prepare_state:
-                                cur.prepare_epoch = epoch
-                            txns.append(cur)
-                            last_ended = cur
-                            cur = None
-                prev_state, prev_k = state, k
-            if cur is not None:
-                txns.append(cur)
-            family, shape = family_and_shape(str(tid))
-            last_live = [k for k in range(i, j) if not tomb_c[k - c0]]
-            lk = last_live[-1] if last_live else j - 1
-            first_t = _time(int(update_c[i - c0]), int(rtime_c[i - c0]))
-            last_t = _time(int(update_c[j - 1 - c0]), int(rtime_c[j - 1 - c0]))
-            max_epoch = max(epochs) if epochs else -1
-            # Initialised once, at epoch 0, never re-initialised (an expiry does not count against it,
-            # a comeback under a new producer id does).
-            once = bool(epochs) and inits <= 1 and len(pids) <= 1 and (
-                (proto != "v2" and max_epoch == 0) or (proto == "v2" and inits == 1 and first_epoch == 0)
-            )
-            ids.append({
-                "transactional_id": tid, "producer_id": int(pid_c[lk - c0]), "producer_epoch": int(epoch_c[lk - c0]),
-                "producer_ids": len(pids), "pid_switches": pid_switches, "records": j - i, "inits": inits, "first_epoch": first_epoch, "max_epoch": max_epoch,
-                "tombstones": tombstones, "last_state": "" if tomb_c[j - 1 - c0] else state_c[j - 1 - c0],
-                "first_time": first_t, "last_time": last_t, "max_idle_ms": max_idle, "new_pid_after_idle": new_pid_after_idle,
-                "idle_end_time": idle_end, "expiration_ms": expiration,
-                "recommended_expiration_ms": recommend_expiration(max_idle, expiration), "family": family, "id_shape": shape,
-                "family_size": 0, "family_once_epoch0": 0, "once_epoch0": once, "protocol": proto,
-                "file_id": int(file_c[i - c0]), "line": int(line_c[i - c0]), "byte": int(byte_c[i - c0]),
-                "end_file_id": int(file_c[j - 1 - c0]), "end_line": int(line_c[j - 1 - c0]), "end_byte": int(byte_c[j - 1 - c0]),
-            })
-        g = h
-
-    id_frame = pd.DataFrame(ids)
+    rows = SortedRecords.of(recs)
+    protocol_of_id = np.array([protocols.get(t, "unknown") for t in rows.ids.tolist()], dtype=object)
+    moves, pid_switches = transitions(recs, rows, protocol_of_id, VALID_PREVIOUS, V2_ONLY, partitions.compacted)
+    txns = _walk_transactions(recs, rows, int(config["transaction.timeout.ms"]))
+    id_frame = _id_frame(recs, rows, protocol_of_id, pid_switches, expiration)
     if combine:
         id_frame = combine_families(id_frame)
-
-    at = {c: recs[c].to_numpy() for c in ("log_partition", "file_id", "line", "byte")}
-    rows = []
-    for tx in txns:
-        lp = int(at["log_partition"][tx.first_rec])
-        end = part_end.get(lp, global_end)
-        proto = protocols.get(tx.transactional_id, "unknown")
-        duration = tx.prepare_time - tx.start_time if tx.prepare_time >= 0 and tx.start_time >= 0 else -1
-        bump = tx.prepare_epoch - tx.producer_epoch if tx.prepare_epoch >= 0 and tx.producer_epoch >= 0 else 0
-        gap = tx.next_init_time - tx.prepare_time if tx.next_init_time >= 0 and tx.prepare_time >= 0 else -1
-        ended_by, cause = "", ""
-        if tx.prepare_state == "PrepareCommit" or tx.complete_state == "CompleteCommit":
-            ended_by = "client"
-        elif tx.prepare_state == "PrepareAbort" or tx.complete_state == "CompleteAbort":
-            timed_out = duration >= 0 and duration >= tx.timeout_ms
-            new_instance = 0 <= gap <= NEW_INSTANCE_WINDOW_MS and tx.next_init_epoch > tx.prepare_epoch
-            if timed_out:
-                ended_by, cause = "coordinator", "timeout"
-            elif proto == "v1" and bump > 0:
-                ended_by, cause = "coordinator", ("new-instance" if new_instance else "coordinator-abort")
-            elif proto != "v1" and new_instance:
-                ended_by, cause = "coordinator", "new-instance"
-            elif proto == "unknown" and bump > 0:
-                ended_by = "unknown"
-            else:
-                ended_by = "client"
-        open_state = tx.last_state in ("Ongoing", "PrepareCommit", "PrepareAbort") and not tx.complete_state
-        age = end - tx.last_time if tx.last_time >= 0 and end >= 0 else -1
-        if tx.last_state == "Ongoing":
-            deadline = (tx.start_time if tx.start_time >= 0 else tx.last_time) + tx.timeout_ms + cleanup
-            stuck = open_state and end >= 0 and end > deadline
-        else:
-            stuck = open_state and age > tx.timeout_ms
-        first_topic = tx.partitions[0].rsplit("-", 1)[0] if tx.partitions else ""
-        rows.append({
-            "transactional_id": tx.transactional_id, "producer_id": tx.producer_id, "producer_epoch": tx.producer_epoch,
-            "topic": first_topic, "partition": -1, "partitions": ",".join(tx.partitions),
-            "start_time": tx.start_time, "prepare_state": tx.prepare_state, "prepare_time": tx.prepare_time,
-            "prepare_epoch": tx.prepare_epoch, "complete_state": tx.complete_state, "complete_time": tx.complete_time,
-            "last_state": tx.last_state, "last_time": tx.last_time, "duration_ms": duration, "timeout_ms": tx.timeout_ms,
-            "epoch_bump": bump, "protocol": proto, "ended_by": ended_by, "cause": cause,
-            "next_init_time": tx.next_init_time, "next_init_epoch": tx.next_init_epoch, "next_init_gap_ms": gap,
-            "evidence_end_time": end, "age_ms": age, "stuck": bool(stuck),
-            "recommended_timeout_ms": 0, "max_timeout_ms": max_timeout,
-            "file_id": int(at["file_id"][tx.first_rec]), "line": int(at["line"][tx.first_rec]), "byte": int(at["byte"][tx.first_rec]),
-            "end_file_id": int(at["file_id"][tx.last_rec]), "end_line": int(at["line"][tx.last_rec]), "end_byte": int(at["byte"][tx.last_rec]),
-        })
-    txn_frame = pd.DataFrame(rows, columns=list(COORDINATOR_TXNS.columns))
-    if not txn_frame.empty:
-        longest = txn_frame[txn_frame["duration_ms"] >= 0].groupby("transactional_id")["duration_ms"].max().to_dict()
-        txn_frame["recommended_timeout_ms"] = [
-            recommend_timeout(int(longest.get(t, -1)), max_timeout) for t in txn_frame["transactional_id"]
-        ]
     return {
-        "coordinator_txns": txn_frame,
+        "coordinator_txns": _txn_frame(txns, recs, rows, protocol_of_id, partitions, config),
         "transactional_ids": id_frame[list(TRANSACTIONAL_IDS.columns)],
-        "transitions": moves.frame(recs, compacted),
+        "transitions": moves,
     }
 
 
-def _per_partition(log_partitions: np.ndarray, values: Mapping[int, bool]) -> np.ndarray:
-    """``values[lp]`` (False when absent) for each log partition, looked up once per distinct one."""
-    distinct, where = np.unique(log_partitions, return_inverse=True)
-    return np.array([bool(values.get(int(lp), False)) for lp in distinct], dtype=bool)[where]
+def _walk_transactions(recs: pd.DataFrame, rows: SortedRecords, default_timeout: int) -> list[_Txn]:
+    """Each id's records in order, as transactions: where one starts, what it touched, how it ended.
 
-
-class _Transitions:
-    """The transitions found, as record positions and the few values the walk decides.
-
-    Everything else a transition row holds is a column of one of its two records, taken at the
-    end with numpy: a dict per transition cost more memory than the records themselves.
+    Whole ids, about CHUNK_RECORDS records at a time, become Python values: never the whole table.
     """
+    txns: list[_Txn] = []
+    bounds = rows.starts.tolist()
+    state_all = rows.state
+    g = 0
+    while g < len(bounds) - 1:
+        c0, h = bounds[g], g + 1
+        while h < len(bounds) - 1 and bounds[h + 1] - c0 <= CHUNK_RECORDS:
+            h += 1
+        c1 = bounds[h]
+        state_c = state_all[c0:c1].tolist()
+        tomb_c = rows.tomb[c0:c1].tolist()
+        pid_c = rows.producer_id[c0:c1].tolist()
+        epoch_c = rows.epoch[c0:c1].tolist()
+        time_c = rows.moment[c0:c1].tolist()
+        timeout_c, parts_c, start_c = (recs[c].iloc[c0:c1].tolist() for c in ("timeout_ms", "partitions", "start_ms"))
+        tid_c = rows.ids[g:h].tolist()
+        for tid, i, j in zip(tid_c, bounds[g:h], bounds[g + 1:h + 1]):
+            cur: _Txn | None = None
+            last_ended: _Txn | None = None
+            for r in range(i - c0, j - c0):
+                if tomb_c[r]:
+                    if cur is not None:
+                        txns.append(cur)
+                        cur = None
+                    continue
+                state, epoch, t = state_c[r], epoch_c[r], time_c[r]
+                if state == "Empty":
+                    if cur is not None:
+                        txns.append(cur)
+                        last_ended = cur
+                        cur = None
+                    if last_ended is not None and last_ended.next_init_time < 0:
+                        last_ended.next_init_time = t
+                        last_ended.next_init_epoch = epoch
+                elif state == "Ongoing" or (state.startswith("Prepare") and (cur is None or cur.prepare_state)) or (
+                    state.startswith("Complete") and cur is None
+                ):
+                    if not (state == "Ongoing" and cur is not None and not cur.prepare_state):
+                        # Not partitions added to the running transaction: a new one starts.
+                        if cur is not None:
+                            txns.append(cur)
+                            last_ended = cur
+                        timeout = timeout_c[r] if timeout_c[r] > 0 else default_timeout
+                        start = start_c[r] if start_c[r] >= 0 else (t if state == "Ongoing" else -1)
+                        cur = _Txn(tid, pid_c[r], epoch, timeout, start, c0 + r)
+                if cur is not None:
+                    touched = cur.partitions
+                    for p in str(parts_c[r]).split(","):
+                        if p and p not in touched:
+                            touched.append(p)
+                    cur.last_state, cur.last_time, cur.last_rec = state, t, c0 + r
+                    if state.startswith("Prepare"):
+                        cur.prepare_state, cur.prepare_time, cur.prepare_epoch = state, t, epoch
+                    elif state.startswith("Complete"):
+                        cur.complete_state, cur.complete_time = state, t
+                        if not cur.prepare_state:
+                            cur.prepare_epoch = epoch
+                        txns.append(cur)
+                        last_ended = cur
+                        cur = None
+            if cur is not None:
+                txns.append(cur)
+        g = h
+    return txns
 
-    def __init__(self) -> None:
-        self.later, self.earlier = array("q"), array("q")
-        self.times, self.prev_times = array("q"), array("q")
-        self.from_states: list[str] = []
-        self.to_states: list[str] = []
-        self.valid = bytearray()
 
-    def add(self, k: int, prev_k: int, prev_state: str, state: str, valid: bool, prev_t: int, t: int) -> None:
-        self.later.append(k)
-        self.earlier.append(prev_k)
-        self.from_states.append(prev_state)
-        self.to_states.append(state)
-        self.valid.append(1 if valid else 0)
-        self.prev_times.append(prev_t)
-        self.times.append(t)
+def _id_frame(
+    recs: pd.DataFrame, rows: SortedRecords, protocol_of_id: np.ndarray, pid_switches: np.ndarray, expiration: int,
+) -> pd.DataFrame:
+    """One row per transactional.id: its producers, epochs, initialisations, idleness and evidence."""
+    counts = id_columns(rows, protocol_of_id)
+    idle = idle_gaps(rows, expiration)
+    first, last = rows.starts[:-1], rows.starts[1:] - 1
+    last_live = counts.pop("last_live")
+    at = lambda column, where: recs[column].to_numpy()[where].astype(np.int64)  # noqa: E731
+    families = [family_and_shape(str(t)) for t in rows.ids.tolist()]
+    return pd.DataFrame({
+        "transactional_id": rows.ids,
+        "producer_id": rows.producer_id[last_live], "producer_epoch": rows.epoch[last_live],
+        "producer_ids": counts["producer_ids"], "pid_switches": pid_switches, "records": counts["records"],
+        "inits": counts["inits"], "first_epoch": counts["first_epoch"], "max_epoch": counts["max_epoch"],
+        "tombstones": counts["tombstones"], "last_state": rows.state[last],
+        "first_time": rows.time[first], "last_time": rows.time[last],
+        "max_idle_ms": idle.longest, "new_pid_after_idle": idle.new_producer_after, "idle_end_time": idle.ended,
+        "expiration_ms": np.full(rows.id_count, expiration, dtype=np.int64),
+        "recommended_expiration_ms": recommend_expiration_array(idle.longest, expiration),
+        "family": [f for f, _ in families], "id_shape": [s for _, s in families],
+        "family_size": np.zeros(rows.id_count, dtype=np.int64), "family_once_epoch0": np.zeros(rows.id_count, dtype=np.int64),
+        "once_epoch0": counts["once_epoch0"], "protocol": protocol_of_id,
+        "file_id": at("file_id", first), "line": at("line", first), "byte": at("byte", first),
+        "end_file_id": at("file_id", last), "end_line": at("line", last), "end_byte": at("byte", last),
+    })
 
-    def frame(self, recs: pd.DataFrame, compacted: Mapping[int, bool]) -> pd.DataFrame:
-        if not len(self.later):
-            return pd.DataFrame(columns=list(TRANSITIONS.columns))
-        later, earlier = np.frombuffer(self.later, dtype=np.int64), np.frombuffer(self.earlier, dtype=np.int64)
-        times, prev = np.frombuffer(self.times, dtype=np.int64), np.frombuffer(self.prev_times, dtype=np.int64)
-        at = lambda column, rows: recs[column].to_numpy()[rows].astype(np.int64)  # noqa: E731
-        log_partitions = recs["log_partition"].to_numpy()[later]
-        return pd.DataFrame({
-            "transactional_id": recs["transactional_id"].to_numpy()[later],
-            "producer_id": at("producer_id", later), "producer_epoch": at("producer_epoch", later),
-            "from_state": self.from_states, "to_state": self.to_states,
-            "from_epoch": at("producer_epoch", earlier), "from_producer_id": at("producer_id", earlier),
-            "valid": np.frombuffer(bytes(self.valid), dtype=np.uint8).astype(bool),
-            "compacted": _per_partition(log_partitions, compacted),
-            "prev_time": prev, "time": times,
-            "gap_ms": np.where((times >= 0) & (prev >= 0), times - prev, -1),
-            "prev_file_id": at("file_id", earlier), "prev_line": at("line", earlier), "prev_byte": at("byte", earlier),
-            "file_id": at("file_id", later), "line": at("line", later), "byte": at("byte", later),
-        }, columns=list(TRANSITIONS.columns))
+
+def _txn_frame(
+    txns: list[_Txn], recs: pd.DataFrame, rows: SortedRecords, protocol_of_id: np.ndarray,
+    partitions: LogPartitionValues, config: Mapping[str, int],
+) -> pd.DataFrame:
+    """One row per transaction: how long it ran, who ended it and why, and whether it is stuck."""
+    if not txns:
+        return pd.DataFrame(columns=list(COORDINATOR_TXNS.columns))
+    max_timeout = int(config["transaction.max.timeout.ms"])
+    cleanup = int(config["transaction.abort.timed.out.transaction.cleanup.interval.ms"])
+    ints = lambda name: np.array([getattr(tx, name) for tx in txns], dtype=np.int64)  # noqa: E731
+    strs = lambda name: np.array([getattr(tx, name) for tx in txns], dtype=object)  # noqa: E731
+    first_rec, last_rec = ints("first_rec"), ints("last_rec")
+    epoch, timeout, start = ints("producer_epoch"), ints("timeout_ms"), ints("start_time")
+    prepare_state, prepare_time, prepare_epoch = strs("prepare_state"), ints("prepare_time"), ints("prepare_epoch")
+    complete_state, last_state, last_time = strs("complete_state"), strs("last_state"), ints("last_time")
+    next_init_time, next_init_epoch = ints("next_init_time"), ints("next_init_epoch")
+    proto = protocol_of_id[rows.codes[first_rec]]
+    log_partition = recs["log_partition"].to_numpy()[first_rec]
+    distinct, where = np.unique(log_partition, return_inverse=True)
+    end = np.array([partitions.end.get(int(lp), partitions.global_end) for lp in distinct], dtype=np.int64)[where]
+
+    duration = np.where((prepare_time >= 0) & (start >= 0), prepare_time - start, -1)
+    bump = np.where((prepare_epoch >= 0) & (epoch >= 0), prepare_epoch - epoch, 0)
+    gap = np.where((next_init_time >= 0) & (prepare_time >= 0), next_init_time - prepare_time, -1)
+    ended_by, cause = _enders(prepare_state, complete_state, proto, duration, timeout, bump, gap,
+                              next_init_epoch > prepare_epoch)
+    open_state = np.isin(last_state.astype(str), ("Ongoing", "PrepareCommit", "PrepareAbort")) & (complete_state == "")
+    age = np.where((last_time >= 0) & (end >= 0), end - last_time, -1)
+    deadline = np.where(start >= 0, start, last_time) + timeout + cleanup
+    stuck = np.where(last_state == "Ongoing", open_state & (end >= 0) & (end > deadline), open_state & (age > timeout))
+    touched = [tx.partitions for tx in txns]
+    at = lambda column, where: recs[column].to_numpy()[where].astype(np.int64)  # noqa: E731
+    frame = pd.DataFrame({
+        "transactional_id": strs("transactional_id"), "producer_id": ints("producer_id"), "producer_epoch": epoch,
+        "topic": [p[0].rsplit("-", 1)[0] if p else "" for p in touched], "partition": np.full(len(txns), -1, np.int64),
+        "partitions": [",".join(p) for p in touched],
+        "start_time": start, "prepare_state": prepare_state, "prepare_time": prepare_time,
+        "prepare_epoch": prepare_epoch, "complete_state": complete_state, "complete_time": ints("complete_time"),
+        "last_state": last_state, "last_time": last_time, "duration_ms": duration, "timeout_ms": timeout,
+        "epoch_bump": bump, "protocol": proto, "ended_by": ended_by, "cause": cause,
+        "next_init_time": next_init_time, "next_init_epoch": next_init_epoch, "next_init_gap_ms": gap,
+        "evidence_end_time": end, "age_ms": age, "stuck": stuck.astype(bool),
+        "recommended_timeout_ms": np.zeros(len(txns), np.int64), "max_timeout_ms": np.full(len(txns), max_timeout, np.int64),
+        "file_id": at("file_id", first_rec), "line": at("line", first_rec), "byte": at("byte", first_rec),
+        "end_file_id": at("file_id", last_rec), "end_line": at("line", last_rec), "end_byte": at("byte", last_rec),
+    }, columns=list(COORDINATOR_TXNS.columns))
+    longest = pd.Series(np.where(duration >= 0, duration, np.nan)).groupby(frame["transactional_id"].to_numpy()).transform("max")
+    frame["recommended_timeout_ms"] = recommend_timeout_array(longest.fillna(-1).to_numpy(dtype=np.int64))
+    return frame
+
+
+def _enders(
+    prepare_state: np.ndarray, complete_state: np.ndarray, proto: np.ndarray, duration: np.ndarray,
+    timeout: np.ndarray, bump: np.ndarray, gap: np.ndarray, epoch_rose: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Who ended each transaction (client, coordinator, unknown) and, for the coordinator, why.
+
+    A commit is the client's. An abort past the timeout is the coordinator's; so is one that bumped
+    the epoch under protocol v1 (where only the coordinator bumps on abort), and one followed within
+    NEW_INSTANCE_WINDOW_MS by an InitProducerId at a higher epoch: a new instance fenced the old.
+    """
+    commit = (prepare_state == "PrepareCommit") | (complete_state == "CompleteCommit")
+    abort = ~commit & ((prepare_state == "PrepareAbort") | (complete_state == "CompleteAbort"))
+    timed_out = (duration >= 0) & (duration >= timeout)
+    new_instance = (gap >= 0) & (gap <= NEW_INSTANCE_WINDOW_MS) & epoch_rose
+    v1, unknown = proto == "v1", proto == "unknown"
+    cases = [abort & timed_out, abort & v1 & (bump > 0), abort & ~v1 & new_instance, abort & unknown & (bump > 0), abort]
+    ended_by = np.select(cases, ["coordinator", "coordinator", "coordinator", "unknown", "client"],
+                         np.where(commit, "client", "")).astype(object)
+    bumped_cause = np.where(new_instance, "new-instance", "coordinator-abort")
+    cause = np.select(cases[:3], ["timeout", bumped_cause, "new-instance"], "").astype(object)
+    return ended_by, cause
 
 
 def recommend_timeout(longest_ms: int, max_timeout_ms: int) -> int:

@@ -16,13 +16,17 @@ rows findings cite, as under Spark.)
 from __future__ import annotations
 
 import math
+import pickle
+import tempfile
+from typing import Iterator
 
 import numpy as np
 import pandas as pd
 
 from ..facts.build import CollectedEvents, FactInputs, log_facts
-from ..facts.span_spill import SHARDS, buckets_for
-from ..facts.stages import RunValues, combine_coordinator, coordinator_facts
+from ..facts.coordinator import add_family_counts, family_counts, with_family_counts
+from ..facts.span_spill import SHARDS, SpillFailed, buckets_for
+from ..facts.stages import RunValues, coordinator_facts
 from .spark import keyed
 
 #: The stages run in buckets of about this many transactions (partial spans) or coordinator
@@ -35,16 +39,23 @@ BUCKET_SPANS = 100_000
 def bucket_count(inputs: FactInputs, bucket_spans: int | None) -> int:
     """How many buckets the fact stages take (1: the whole run at once): by the transactions in
     the batch reduction or the coordinator records, whichever are more."""
-    rows = max(inputs.stream.partial_rows, len(inputs.records))
-    if not bucket_spans or (rows <= 2 * bucket_spans and not inputs.stream.spilled):
+    rows = max(inputs.stream.partial_rows, inputs.record_rows)
+    spilled = inputs.stream.spilled or inputs.records_spilled
+    if not bucket_spans or (rows <= 2 * bucket_spans and not spilled):
         return 1
     wanted = math.ceil(rows / bucket_spans)
-    return buckets_for(wanted) if inputs.stream.spilled else wanted  # spilled shards make whole buckets
+    return buckets_for(wanted) if spilled else wanted  # spilled shards make whole buckets
 
 
 def spill_shard(producer_ids: np.ndarray) -> np.ndarray:
     """The shard of each producer id, such that ``shard % buckets`` is its bucket (``producer_buckets``)."""
     return producer_buckets(producer_ids, SHARDS)
+
+
+def record_shard(transactional_ids: np.ndarray) -> np.ndarray:
+    """The shard of each coordinator record's id, such that ``shard % buckets`` is the bucket
+    ``keyed.split`` gives it."""
+    return keyed.bucket_of(pd.Series(transactional_ids), SHARDS)
 
 
 def producer_buckets(producer_ids: np.ndarray, buckets: int) -> np.ndarray:
@@ -62,22 +73,29 @@ def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, 
     summary_of_stream = (stream.batches, len(stream.partitions))
     parts: dict[int, list] = {b: [] for b in range(buckets)}  # the producer stage's inputs, by producer bucket
     if events.log_counts is None:
-        done = [keyed.finished({"log_events": log_facts(events), "txn_records": inputs.records}, rules, config)]
+        done = [keyed.finished({"log_events": log_facts(events)}, rules, config)]
     else:  # reduced while reading: its rows are representatives, its sizes already summed
-        done = [keyed.already_finished({"log_events": log_facts(events)}, events.log_counts),
-                keyed.finished({"txn_records": inputs.records}, rules, config)]
-    ids = []  # the family columns need every id: completed after the last bucket
-    for _b, (_tag, records) in keyed.split(inputs.records, "transactional_id", buckets, "txn_records"):
+        done = [keyed.already_finished({"log_events": log_facts(events)}, events.log_counts)]
+    ids = _Parked()  # the family columns need every id: completed after the last bucket
+    families = None
+    for records in _record_buckets(inputs, events, buckets):
+        done.append(keyed.finished({"txn_records": records}, rules, config))
+        if not len(records):
+            continue
         facts = coordinator_facts(records, run, combine=False)
         del records
-        ids.append({"transactional_ids": facts.pop("transactional_ids")})
+        bucket_ids = facts.pop("transactional_ids")
+        families = add_family_counts(families, family_counts(bucket_ids))
+        ids.add(bucket_ids)
+        del bucket_ids
         done.append(keyed.finished(facts, rules, config))
-        for pb, item in keyed.coordinator_items(facts, buckets):
-            parts[pb].append((pb, item))
+        if stream.partial_rows:  # with no data batches the producer stage has no spans to join them to
+            for pb, item in keyed.coordinator_items(facts, buckets):
+                parts[pb].append((pb, item))
         del facts
-    if ids:
-        done.append(keyed.finished(combine_coordinator(ids), rules, config))
-        del ids
+    for bucket_ids in ids.read():
+        done.append(keyed.finished({"transactional_ids": with_family_counts(bucket_ids, families)}, rules, config))
+    del ids
     spans, sequences = stream.finish_in_buckets(lambda pids: producer_buckets(pids, buckets), buckets)
     for tag, frame in (("sequences", sequences), ("aborted", inputs.aborted), ("snapshots", inputs.snapshots)):
         for b, item in keyed.split(frame, "producer_id", buckets, tag):
@@ -90,3 +108,46 @@ def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, 
         del items
     tables, counts, group_counts = keyed.gather_finished(done, rules, config)
     return tables, keyed.run_summary(counts, *summary_of_stream), group_counts
+
+
+class _Parked:
+    """Frames kept in an unnamed temporary file until read back in order (once): each bucket's
+    transactional ids wait there for the family counts of all ids."""
+
+    def __init__(self) -> None:
+        self._file = None
+
+    def add(self, frame: pd.DataFrame) -> None:
+        if self._file is None:
+            self._file = tempfile.TemporaryFile(prefix="kafkadiag-ids-")
+        try:
+            pickle.dump(frame, self._file, protocol=5)
+        except OSError as exc:
+            raise SpillFailed(f"cannot keep transactional ids on disk in {tempfile.gettempdir()}: "
+                              f"{exc.strerror or exc}; set TMPDIR to a directory with room") from None
+
+    def read(self) -> Iterator[pd.DataFrame]:
+        if self._file is None:
+            return
+        self._file.seek(0)
+        try:
+            while True:
+                try:
+                    yield pickle.load(self._file)
+                except EOFError:
+                    break
+        finally:
+            self._file.close()
+            self._file = None
+
+
+def _record_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int) -> Iterator[pd.DataFrame]:
+    """The coordinator records one bucket of transactional ids at a time: from disk when they
+    were spilled while reading, else cut from the records held."""
+    if inputs.records_spilled:
+        yield from events.record_buckets(buckets)
+    elif len(inputs.records) == 0:
+        yield inputs.records  # no records: their table is still matched (and empty)
+    else:
+        for _b, (_tag, records) in keyed.split(inputs.records, "transactional_id", buckets, "txn_records"):
+            yield records

@@ -35,15 +35,17 @@ def collect(paths: list[str], options: ReadOptions, parallel: bool = True,
 
     With ``parallel``, large plain dump files are read in ranges by several processes;
     ``options.log_conditions`` reduce each chunk of log events as it arrives (see :mod:`.log_filter`);
-    with ``spill_beyond``, partial spans beyond that many wait on disk for the bucketed fact stage;
+    with ``spill_beyond``, partial spans (and coordinator records) beyond that many wait on disk for
+    the bucketed fact stage;
     with ``compactor``, the log rows kept stay bounded (see :mod:`.log_compact`).
     """
     options = reduction_options(options)
     events = CollectedEvents()
     if spill_beyond is not None:
-        from .buckets import spill_shard
+        from .buckets import record_shard, spill_shard
 
         events.batches.spill_beyond(spill_beyond, spill_shard)
+        events.spill_records_beyond(spill_beyond, record_shard)
 
     def ranges(file_id: int, display: str, path: str, report: InputReport) -> bool:
         return read_in_ranges(events, file_id, display, path, report, options)

@@ -166,5 +166,5 @@ def summarize(tables: dict[str, pd.DataFrame], events: CollectedEvents) -> dict[
         "open": int(states.get("open", 0)),
         "producer_ids": int(spans["producer_id"].nunique()) if not spans.empty else 0,
         "transactional_ids": int(len(tables["transactional_ids"])),
-        "coordinator_records": int(sum(len(c) for c in events.txn_records)),
+        "coordinator_records": int(events.record_count),
     }

@@ -8,13 +8,15 @@ effective config and ``--now``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping
+from typing import Callable, Iterator, Mapping
 
 import numpy as np
 import pandas as pd
 
 from ..tables import ABORTED_TXNS, LOG_EVENTS, SNAPSHOT_ENTRIES, TXN_RECORDS, TXN_TOPIC
 from .batch_stream import BatchStream
+from .coordinator import LogPartitionValues, join_log_partitions, log_partition_summary
+from .span_spill import RecordSpill
 from .stages import RunValues, coordinator_facts, producer_facts, run_values, topic_facts
 
 
@@ -28,25 +30,79 @@ class CollectedEvents:
     #: The grouped log rules' group sizes when ``log_events`` holds only the rows their findings
     #: show (``engine.log_compact``); None when it holds every row.
     log_counts: dict | None = None
+    #: Coordinator records beyond the plan's count wait on disk by transactional.id (``spill_records_beyond``).
+    record_spill: RecordSpill | None = None
+    _record_plan: tuple[int, Callable[[np.ndarray], np.ndarray]] | None = None
+    _records_held: int = 0
+    _record_summaries: list = field(default_factory=list)
 
     def merge(self, later: CollectedEvents, line_offset: int = 0, rename: dict[tuple[str, int], tuple[str, int]] | None = None) -> None:
         """Append what reading the next range of the input collected (see ``BatchStream.merge``)."""
         self.batches.merge(later.batches, line_offset, rename)
-        for mine, theirs in ((self.txn_records, later.txn_records), (self.snapshots, later.snapshots),
-                             (self.aborted, later.aborted), (self.log_events, later.log_events)):
+        for frame in later.txn_records:
+            self._add_records(_shifted(frame, line_offset, rename or {}))
+        for mine, theirs in ((self.snapshots, later.snapshots), (self.aborted, later.aborted),
+                             (self.log_events, later.log_events)):
             mine.extend(_shifted(frame, line_offset, rename or {}) for frame in theirs)
 
     def add(self, table: str, chunk: pd.DataFrame) -> None:
         if table == "batches":
             self.batches.add(chunk)
         elif table == "txn_records":
-            self.txn_records.append(chunk)
+            self._add_records(chunk)
         elif table == "snapshot_entries":
             self.snapshots.append(chunk)
         elif table == "aborted_txns":
             self.aborted.append(chunk)
         elif table == "log_events":
             self.log_events.append(chunk)
+
+    def spill_records_beyond(self, rows: int, shard_of: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Keep coordinator records on disk once more than ``rows`` are held; ``shard_of`` maps
+        transactional ids to shards as the fact stage's buckets will (:mod:`.span_spill`)."""
+        self._record_plan = (rows, shard_of)
+
+    def _add_records(self, chunk: pd.DataFrame) -> None:
+        if self.record_spill is not None:
+            self._spill_records(chunk)
+            return
+        self.txn_records.append(chunk)
+        self._records_held += len(chunk)
+        if self._record_plan is not None and self._records_held > self._record_plan[0]:
+            self.record_spill = RecordSpill(self._record_plan[1])
+            held, self.txn_records, self._records_held = self.txn_records, [], 0
+            for frame in held:
+                self._spill_records(frame)
+
+    def _spill_records(self, chunk: pd.DataFrame) -> None:
+        # What the run-wide values need of the records (each log partition's end and holes) is
+        # summed up as they go to disk: the records are read back one bucket at a time.
+        self._record_summaries.append(log_partition_summary(chunk))
+        self.record_spill.add({c: chunk[c].to_numpy() for c in chunk.columns})  # type: ignore[union-attr]
+
+    @property
+    def record_count(self) -> int:
+        """Coordinator records collected, spilled ones included."""
+        return sum(len(c) for c in self.txn_records) + (self.record_spill.rows if self.record_spill else 0)
+
+    def spilled_log_partitions(self, now_ms: int | None) -> LogPartitionValues:
+        """The run-wide values of spilled records' log partitions, from their summaries."""
+        return join_log_partitions(self._record_summaries, now_ms)
+
+    def record_buckets(self, buckets: int) -> Iterator[pd.DataFrame]:
+        """The spilled records, one bucket of transactional ids at a time (``buckets`` divides the
+        spill's shards); the spill is removed after the last."""
+        spill, self.record_spill = self.record_spill, None
+        if spill is None:
+            return
+        try:
+            for b in range(buckets):
+                parts = list(spill.bucket(b, buckets))
+                if parts:
+                    yield pd.DataFrame({c: np.concatenate([p[c] for p in parts]) for c in parts[0]}, copy=False)
+                del parts
+        finally:
+            spill.close()
 
 
 def _shifted(frame: pd.DataFrame, line_offset: int, rename: dict[tuple[str, int], tuple[str, int]]) -> pd.DataFrame:
@@ -134,11 +190,13 @@ class FactInputs:
     """What every fact stage starts from: the run-wide values, the coordinator's records and the
     batch reduction, to be built whole or in buckets (of id families and of producer ids)."""
 
-    records: pd.DataFrame
+    records: pd.DataFrame  # empty when they wait on disk (``records_spilled``)
     snapshots: pd.DataFrame
     aborted: pd.DataFrame
     run: RunValues
     stream: BatchStream
+    record_rows: int = 0  # coordinator records, spilled ones included
+    records_spilled: bool = False
 
 
 def fact_inputs(
@@ -154,8 +212,9 @@ def fact_inputs(
     snapshots = _concat(events.snapshots, SNAPSHOT_ENTRIES.empty())
     aborted = _concat(events.aborted, ABORTED_TXNS.empty())
     stream = events.batches
-    run = run_values(stream, records, config, config_is_default, v2_possible, now_ms)
-    return FactInputs(records, snapshots, aborted, run, stream)
+    spilled = events.spilled_log_partitions(now_ms) if events.record_spill is not None else None
+    run = run_values(stream, records, config, config_is_default, v2_possible, now_ms, spilled)
+    return FactInputs(records, snapshots, aborted, run, stream, events.record_count, events.record_spill is not None)
 
 
 def log_facts(events: CollectedEvents) -> pd.DataFrame:
@@ -176,6 +235,9 @@ def build_fact_tables(
 
 def fact_tables(inputs: FactInputs, events: CollectedEvents) -> dict[str, pd.DataFrame]:
     """Every fact table from the stages' inputs, each stage over all its groups at once."""
+    if inputs.records_spilled:  # read back whole: the caller did not ask for buckets
+        inputs.records = _concat(list(events.record_buckets(1)), TXN_RECORDS.empty())
+        events.txn_records[:] = [inputs.records]
     coord = coordinator_facts(inputs.records, inputs.run)
     merged, raw_sequences = inputs.stream.finish()
     producers = producer_facts(merged, raw_sequences, coord["coordinator_txns"], inputs.aborted, inputs.snapshots,

@@ -157,10 +157,24 @@ def combine_families(ids: pd.DataFrame) -> pd.DataFrame:
     """The combine step over all transactional ids: how big each id family is (per-start ids)."""
     if ids.empty:
         return ids
+    return with_family_counts(ids, family_counts(ids))
+
+
+def family_counts(ids: pd.DataFrame) -> pd.DataFrame:
+    """Per family of some ids: how many ids, how many of them initialised once at epoch 0.
+    The counts of any split of the ids add up (``add_family_counts``) to those of all of them."""
+    return ids.groupby("family").agg(size=("transactional_id", "size"), once=("once_epoch0", "sum"))
+
+
+def add_family_counts(total: pd.DataFrame | None, more: pd.DataFrame) -> pd.DataFrame:
+    return more if total is None else total.add(more, fill_value=0)
+
+
+def with_family_counts(ids: pd.DataFrame, counts: pd.DataFrame) -> pd.DataFrame:
+    """``ids`` with the family columns from the counts of all ids."""
     ids = ids.copy()
-    fam = ids.groupby("family").agg(size=("transactional_id", "size"), once=("once_epoch0", "sum"))
-    ids["family_size"] = ids["family"].map(fam["size"]).astype(int)
-    ids["family_once_epoch0"] = ids["family"].map(fam["once"]).astype(int)
+    ids["family_size"] = ids["family"].map(counts["size"]).astype(int)
+    ids["family_once_epoch0"] = ids["family"].map(counts["once"]).astype(int)
     return ids
 
 

@@ -40,6 +40,13 @@ from .crosscheck import (
 from .history import build_epoch_changes, build_topic_producers, combine_topic_producers, topic_producer_partials
 from .spans import build_spans
 
+#: The columns of ``coordinator_txns`` the producer stage reads (the spans' coordinator join, the
+#: orphaned spans, the prepared partitions): all a coordinator transaction sends there.
+PRODUCER_STAGE_TXN_COLUMNS = (
+    "transactional_id", "producer_id", "producer_epoch", "protocol", "timeout_ms", "ended_by", "cause",
+    "start_time", "prepare_state", "prepare_time", "complete_state", "complete_time", "partitions",
+)
+
 #: The group key of each fact table the stages build: what a distributed runner partitions by.
 GROUP_KEYS: dict[str, str] = {
     "coordinator_txns": "transactional_id",
@@ -72,10 +79,13 @@ class RunValues:
 
 def run_values(
     stream: BatchStream, records: pd.DataFrame, config: Mapping[str, int], config_is_default: Mapping[str, bool],
-    v2_possible: bool, now_ms: int | None,
+    v2_possible: bool, now_ms: int | None, log_partitions: LogPartitionValues | None = None,
 ) -> RunValues:
-    """The run-wide values, from the partition stats of the batch reduction and the coordinator records."""
-    return run_values_from(stream.tp_keys, stream.partitions, log_partition_values(records, now_ms), config,
+    """The run-wide values, from the partition stats of the batch reduction and the coordinator
+    records (or ``log_partitions``, their values when the records wait on disk)."""
+    if log_partitions is None:
+        log_partitions = log_partition_values(records, now_ms)
+    return run_values_from(stream.tp_keys, stream.partitions, log_partitions, config,
                            config_is_default, v2_possible, now_ms)
 
 

@@ -22,7 +22,7 @@ from ...facts.batch_stream import PARTIAL_COLUMNS, BatchStream, PartitionStats
 from ...facts.coordinator import log_partition_summary
 from ...facts.id_shapes import family_and_shape
 from ...facts.build import CollectedEvents, _shifted, with_subject_label
-from ...facts.stages import RunValues, combine_topics, coordinator_facts, producer_facts
+from ...facts.stages import PRODUCER_STAGE_TXN_COLUMNS, RunValues, combine_topics, coordinator_facts, producer_facts
 from ...gctune import tune_for_batch
 from ...readers.base import InputReport
 from ...ruleset.representatives import GroupCounts
@@ -395,8 +395,11 @@ def run_summary(counts: Mapping[str, int], batches: int, partitions: int) -> dic
 
 
 def coordinator_items(facts: dict[str, pd.DataFrame], buckets: int) -> list[tuple[int, tuple[str, pd.DataFrame]]]:
-    """The coordinator's transactions of a family bucket, keyed for the producer stage."""
-    return list(split(facts.get("coordinator_txns"), "producer_id", buckets, "coordinator_txns"))
+    """The coordinator's transactions of a family bucket, keyed for the producer stage (the columns it reads)."""
+    txns = facts.get("coordinator_txns")
+    if txns is not None and len(txns):
+        txns = txns[list(PRODUCER_STAGE_TXN_COLUMNS)]
+    return list(split(txns, "producer_id", buckets, "coordinator_txns"))
 
 
 # ------------------------------------------------------------------------------------------

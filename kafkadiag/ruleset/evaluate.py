@@ -95,8 +95,10 @@ def rule_findings(
     else:
         groups = (([i], 1) for i in range(len(matched)))
     list_fields = list_fields_of(rule)
+    shared: dict[str, str] = {}
     return [
-        _finding(rule, data, prepared, positions, size, rec_masks, list_fields, config, evidence_resolver, max_evidence)
+        _finding(rule, data, prepared, positions, size, rec_masks, list_fields, config, evidence_resolver, max_evidence,
+                 shared)
         for positions, size in groups
     ]
 
@@ -196,7 +198,10 @@ def _finding(
     config: ConfigView,
     evidence_resolver: EvidenceResolver,
     max_evidence: int,
+    shared: dict[str, str],
 ) -> Finding:
+    """One finding; its fix and runbook texts, mostly equal across a rule's findings, are held once
+    (``shared``): tens of thousands of findings held them as tens of megabytes of copies."""
     first = positions[0]
     group = {c: [data[c][i] for i in positions] for c in list_fields if c in data} if rule.group_by else None
     ctx = _context(data, first, config, size, group)
@@ -213,8 +218,8 @@ def _finding(
         window_start=min(starts) if starts else None,
         window_end=max(ends) if ends else None,
         evidence=list(evidence_resolver(refs)) if refs else [],
-        recommendations=_recommendations(rule, data, positions, size, rec_masks, ctx, config, group),
-        runbook=[step.render(ctx) for step in rule.runbook],
+        recommendations=_recommendations(rule, data, positions, size, rec_masks, ctx, config, group, shared),
+        runbook=[_held_once(shared, step.render(ctx)) for step in rule.runbook],
         references=list(rule.references),
         normal_traffic=bool(rule.normal_traffic),
     )
@@ -254,6 +259,7 @@ def _recommendations(
     ctx: RenderContext,
     config: ConfigView,
     group: Mapping | None,
+    shared: dict[str, str],
 ) -> list[Recommendation]:
     """Recommendations whose ``when`` holds for some row of the finding, rendered from that row."""
     out = []
@@ -262,8 +268,13 @@ def _recommendations(
         if hit is None:
             continue
         rctx = ctx if hit == positions[0] else _context(data, hit, config, size, group)
-        out.append(Recommendation(spec.side, spec.config, spec.value.render(rctx), spec.reason.render(rctx)))
+        out.append(Recommendation(spec.side, spec.config, _held_once(shared, spec.value.render(rctx)),
+                                  _held_once(shared, spec.reason.render(rctx))))
     return out
+
+
+def _held_once(shared: dict[str, str], text: str) -> str:
+    return shared.setdefault(text, text)
 
 
 def _known(values: list[int | None] | None, positions: list[int]) -> list[int]:

@@ -23,6 +23,8 @@ import io
 import multiprocessing
 import os
 import re
+import shutil
+import tempfile
 from dataclasses import dataclass, replace
 from typing import BinaryIO
 
@@ -45,6 +47,10 @@ _HEAD = 1 << 16
 #: Rows per chunk inside a range reader: smaller chunks stay in the CPU cache and keep each
 #: process's memory low (the reduction's result does not depend on the chunk size).
 RANGE_CHUNK_ROWS = 16384
+#: Coordinator records a range reader holds before it parks them in a file for the join (~7 MB).
+PARK_RECORDS = 50_000
+#: The folder range readers park records in, while ``read_in_ranges`` runs (forked readers inherit it).
+_park_dir: str | None = None
 
 
 @dataclass
@@ -180,6 +186,8 @@ def read_range(
     options = replace(options, chunk_rows=min(options.chunk_rows, RANGE_CHUNK_ROWS), arrays=("batches",))
     ctx = ReadContext(file_id, display, options, report)
     events = CollectedEvents(batches=BatchStream(joinable=True))
+    if _park_dir is not None:
+        events.park_records_beyond(PARK_RECORDS, _park_dir)
     slot = _progress_slot
     counting = progress.active() if slot >= 0 else None
     with open(path, "rb") as handle:
@@ -225,6 +233,7 @@ def read_in_ranges(
 
     On False nothing was added and the caller reads the file the ordinary way.
     """
+    global _park_dir
     workers = workers or range_workers()
     try:
         size = os.path.getsize(path)
@@ -237,6 +246,21 @@ def read_in_ranges(
     cuts = cut_points(path, size, workers, transaction_log)
     if len(cuts) < 3:
         return False
+    try:
+        _park_dir = tempfile.mkdtemp(prefix="kafkadiag-ranges-")
+    except OSError:
+        _park_dir = None  # records stay in memory
+    try:
+        _read_ranges(events, report, size, cuts, path, display, file_id, options, transaction_log)
+    finally:
+        if _park_dir is not None:
+            shutil.rmtree(_park_dir, ignore_errors=True)
+            _park_dir = None
+    return True
+
+
+def _read_ranges(events: CollectedEvents, report: InputReport, size: int, cuts: list[int], path: str, display: str,
+                 file_id: int, options: ReadOptions, transaction_log: bool) -> None:
     context = multiprocessing.get_context("fork")
     ranges = [(path, display, file_id, options, start, end, None if k == 0 else placeholder(k, transaction_log))
               for k, (start, end) in enumerate(zip(cuts, cuts[1:]))]
@@ -272,7 +296,6 @@ def read_in_ranges(
                 proc.kill()
                 proc.join()
     joiner.finish()
-    return True
 
 
 class _Joiner:

@@ -164,3 +164,34 @@ def test_a_transaction_log_dump_read_in_ranges_gives_the_same_facts(tmp_path, mo
         assert [start for start in rereads if start != 0] == [], "a range was read again: its placeholder did not fit"
         for name, table in whole.items():
             pd.testing.assert_frame_equal(split[name], table, obj=f"{name} ({workers} ranges)")
+
+
+def test_range_readers_park_their_coordinator_records_until_the_join(tmp_path, monkeypatch) -> None:
+    """A range reader (another process) keeps at most ``PARK_RECORDS`` coordinator records in
+    memory: the rest wait in a file of a folder the join removes. The facts are those of one read."""
+    import tempfile
+
+    from kafkasim.txnbulk import generate_txn_state
+
+    dump = tmp_path / "txn.txt"
+    generate_txn_state(dump, 1200, era="3.3", seed=6)
+    whole, whole_reports, _ = _facts(dump, parallel=False)
+    monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
+    monkeypatch.setattr(ranges, "range_workers", lambda: 3)
+    monkeypatch.setattr(ranges, "PARK_RECORDS", 200)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    parked: list[str] = []
+    real_mkstemp = tempfile.mkstemp
+
+    def counted(*args, **kwargs):
+        made = real_mkstemp(*args, **kwargs)
+        parked.append(made[1])
+        return made
+
+    monkeypatch.setattr(tempfile, "mkstemp", counted)
+    split, reports, _ = _facts(dump, parallel=True)
+    assert reports == whole_reports
+    for name, table in whole.items():
+        pd.testing.assert_frame_equal(split[name], table, obj=name)
+    assert parked, "the parent's own range parks records too"
+    assert not list(tmp_path.glob("kafkadiag-ranges-*")), "the parking folder outlives the read"

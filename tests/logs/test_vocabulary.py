@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import tomllib
 from pathlib import Path
 
@@ -92,6 +94,23 @@ def test_the_prefilter_keeps_its_own_words_and_matches_names_as_whole_tokens() -
     data = "".join(line + "\n" for line in lines).encode()
     starts = np.flatnonzero(np.frombuffer(b"\n" + data[:-1], dtype=np.uint8) == 10)
     assert hit_mask(line_array(data, starts)).tolist() == [False, True, False, True]
+
+
+def test_every_spelling_passes_the_prefilter_in_any_case() -> None:
+    """The readers match an error's text ignoring case, so the prefilter must keep it too: people quote
+    Sarama's "the broker received an out of order sequence number" in lower case. Names stay exact, and
+    a text that holds a name or one of the prefilter's own words (``Local: ``) is kept by it as written."""
+    texts = [spelling for _, _, spelling in SPELLINGS
+             if spelling_kind(spelling) != "token" and not any(k in spelling for k in BASE_KEYWORDS)
+             and not re.search(r"[A-Z][A-Z0-9]*_[A-Z0-9_]+", spelling)]
+    assert len(texts) > 50
+    lines = [t.lower() for t in texts] + [t.upper() for t in texts]
+    data = "".join(line + "\n" for line in lines).encode()
+    starts = np.flatnonzero(np.frombuffer(b"\n" + data[:-1], dtype=np.uint8) == 10)
+    mask = hit_mask(line_array(data, starts))
+    assert mask.all(), [lines[i] for i in np.flatnonzero(~mask)][:5]
+    assert find_errors("Sarama fails with `the broker received an out of order sequence number` when", []) == [
+        "OUT_OF_ORDER_SEQUENCE_NUMBER"]
 
 
 # Lines as the clients print them (texts from each client's source), read by the whole log reader.

@@ -33,10 +33,14 @@ KEYWORDS = prefilter_literals(BASE_KEYWORDS + tuple(sorted(_CLIENT_NEEDLES)))
 
 
 def _keyword_re(keyword: str) -> str:
-    """An error name matches only as a whole token (``_SSL`` is not in ``SASL_SSL``)."""
-    if keyword in BASE_KEYWORDS or keyword in _CLIENT_NEEDLES or not token_literal(keyword):
+    """An error name matches only as a whole token (``_SSL`` is not in ``SASL_SSL``); an error's
+    text and a client condition's literal in any case, as the readers match them (a user quotes
+    Sarama's ``the broker received an out of order sequence number`` in lower case)."""
+    if keyword in BASE_KEYWORDS:
         return re.escape(keyword)
-    return r"(?:^|[^A-Za-z0-9])" + re.escape(keyword) + r"(?:[^A-Za-z0-9]|$)"
+    if keyword not in _CLIENT_NEEDLES and token_literal(keyword):
+        return r"(?:^|[^A-Za-z0-9])" + re.escape(keyword) + r"(?:[^A-Za-z0-9]|$)"
+    return "(?i:" + re.escape(keyword) + ")"
 
 
 _KEYWORDS_RE = "|".join(_keyword_re(k) for k in KEYWORDS)

@@ -29,7 +29,7 @@ CATEGORIES = frozenset("""
     authorization invalid-txn-timeout-config config-misuse other
 """.split())
 #: Client families a spelling can belong to.
-FAMILIES = ("java", "librdkafka", "kafkajs", "sarama", "franz-go", "python", "dotnet", "go")
+FAMILIES = ("java", "librdkafka", "kafkajs", "sarama", "franz-go", "python", "dotnet", "go", "redpanda")
 TIERS = (0, 1, 2)
 
 #: An UPPER_SNAKE error name as printed, with librdkafka's optional enum prefix; ``n`` is the name.

@@ -16,8 +16,6 @@ rows findings cite, as under Spark.)
 from __future__ import annotations
 
 import math
-import pickle
-import tempfile
 from typing import Iterator
 
 import numpy as np
@@ -25,7 +23,8 @@ import pandas as pd
 
 from ..facts.build import CollectedEvents, FactInputs, log_facts
 from ..facts.coordinator import add_family_counts, family_counts, with_family_counts
-from ..facts.span_spill import SHARDS, SpillFailed, buckets_for
+from ..facts.parked import Parked
+from ..facts.span_spill import SHARDS, buckets_for
 from ..facts.stages import RunValues, coordinator_facts
 from .spark import keyed
 
@@ -76,26 +75,7 @@ def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, 
         done = [keyed.finished({"log_events": log_facts(events)}, rules, config)]
     else:  # reduced while reading: its rows are representatives, its sizes already summed
         done = [keyed.already_finished({"log_events": log_facts(events)}, events.log_counts)]
-    ids = _Parked()  # the family columns need every id: completed after the last bucket
-    families = None
-    for records in _record_buckets(inputs, events, buckets):
-        done.append(keyed.finished({"txn_records": records}, rules, config))
-        if not len(records):
-            continue
-        facts = coordinator_facts(records, run, combine=False)
-        del records
-        bucket_ids = facts.pop("transactional_ids")
-        families = add_family_counts(families, family_counts(bucket_ids))
-        ids.add(bucket_ids)
-        del bucket_ids
-        done.append(keyed.finished(facts, rules, config))
-        if stream.partial_rows:  # with no data batches the producer stage has no spans to join them to
-            for pb, item in keyed.coordinator_items(facts, buckets):
-                parts[pb].append((pb, item))
-        del facts
-    for bucket_ids in ids.read():
-        done.append(keyed.finished({"transactional_ids": with_family_counts(bucket_ids, families)}, rules, config))
-    del ids
+    done += _coordinator_in_buckets(inputs, events, buckets, rules, config, parts)
     spans, sequences = stream.finish_in_buckets(lambda pids: producer_buckets(pids, buckets), buckets)
     for tag, frame in (("sequences", sequences), ("aborted", inputs.aborted), ("snapshots", inputs.snapshots)):
         for b, item in keyed.split(frame, "producer_id", buckets, tag):
@@ -110,35 +90,35 @@ def facts_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, 
     return tables, keyed.run_summary(counts, *summary_of_stream), group_counts
 
 
-class _Parked:
-    """Frames kept in an unnamed temporary file until read back in order (once): each bucket's
-    transactional ids wait there for the family counts of all ids."""
-
-    def __init__(self) -> None:
-        self._file = None
-
-    def add(self, frame: pd.DataFrame) -> None:
-        if self._file is None:
-            self._file = tempfile.TemporaryFile(prefix="kafkadiag-ids-")
-        try:
-            pickle.dump(frame, self._file, protocol=5)
-        except OSError as exc:
-            raise SpillFailed(f"cannot keep transactional ids on disk in {tempfile.gettempdir()}: "
-                              f"{exc.strerror or exc}; set TMPDIR to a directory with room") from None
-
-    def read(self) -> Iterator[pd.DataFrame]:
-        if self._file is None:
-            return
-        self._file.seek(0)
-        try:
-            while True:
-                try:
-                    yield pickle.load(self._file)
-                except EOFError:
-                    break
-        finally:
-            self._file.close()
-            self._file = None
+def _coordinator_in_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int, rules: list, config: dict,
+                            parts: dict[int, list]) -> list[tuple]:
+    """The coordinator stage, one bucket of transactional ids at a time: each bucket's finished rows,
+    then its ids' once the family counts of all ids are known (they wait on disk meanwhile); the
+    coordinator's transactions go to ``parts`` for the producer stage."""
+    done: list[tuple] = []
+    ids = Parked(None, "transactional ids", 300)
+    families = None
+    try:
+        for records in _record_buckets(inputs, events, buckets):
+            done.append(keyed.finished({"txn_records": records}, rules, config))
+            if not len(records):
+                continue
+            facts = coordinator_facts(records, inputs.run, combine=False)
+            del records
+            bucket_ids = facts.pop("transactional_ids")
+            families = add_family_counts(families, family_counts(bucket_ids))
+            ids.add(bucket_ids)
+            del bucket_ids
+            done.append(keyed.finished(facts, rules, config))
+            if inputs.stream.partial_rows:  # with no data batches the producer stage has no spans to join them to
+                for pb, item in keyed.coordinator_items(facts, buckets):
+                    parts[pb].append((pb, item))
+            del facts
+        for bucket_ids in ids.read():
+            done.append(keyed.finished({"transactional_ids": with_family_counts(bucket_ids, families)}, rules, config))
+    finally:
+        ids.discard()
+    return done
 
 
 def _record_buckets(inputs: FactInputs, events: CollectedEvents, buckets: int) -> Iterator[pd.DataFrame]:

@@ -7,9 +7,6 @@ effective config and ``--now``.
 
 from __future__ import annotations
 
-import os
-import pickle
-import tempfile
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterator, Mapping
@@ -20,7 +17,8 @@ import pandas as pd
 from ..tables import ABORTED_TXNS, LOG_EVENTS, SNAPSHOT_ENTRIES, TXN_RECORDS, TXN_TOPIC
 from .batch_stream import BatchStream
 from .coordinator import LogPartitionValues, join_log_partitions, log_partition_summary
-from .span_spill import RecordSpill, SpillFailed
+from .parked import Parked
+from .span_spill import RecordSpill
 from .stages import RunValues, coordinator_facts, producer_facts, run_values, topic_facts
 
 
@@ -39,14 +37,15 @@ class CollectedEvents:
     _record_plan: tuple[int, Callable[[np.ndarray], np.ndarray]] | None = None
     _records_held: int = 0
     _record_summaries: list = field(default_factory=list)
-    #: A range reader's records beyond a count wait in a file of a folder (``park_records_beyond``).
-    _park: tuple[int, str] | None = None
-    _parked_path: str | None = None
+    #: A range reader's records beyond a count wait in a file (``park_records_beyond``).
+    _park_beyond: int | None = None
+    _parked: Parked | None = None
 
     def merge(self, later: CollectedEvents, line_offset: int = 0, rename: dict[tuple[str, int], tuple[str, int]] | None = None) -> None:
         """Append what reading the next range of the input collected (see ``BatchStream.merge``)."""
         self.batches.merge(later.batches, line_offset, rename)
-        for frame in chain(later.parked_records(), later.txn_records):
+        parked = later._parked.read() if later._parked is not None else ()
+        for frame in chain(parked, later.txn_records):
             self._add_records(_shifted(frame, line_offset, rename or {}))
         for mine, theirs in ((self.snapshots, later.snapshots), (self.aborted, later.aborted),
                              (self.log_events, later.log_events)):
@@ -80,46 +79,15 @@ class CollectedEvents:
             held, self.txn_records, self._records_held = self.txn_records, [], 0
             for frame in held:
                 self._spill_records(frame)
-        elif self._park is not None and self._records_held > self._park[0]:
-            self._park_held()
+        elif self._parked is not None and self._records_held > self._park_beyond:  # type: ignore[operator]
+            self._parked.add(*self.txn_records)
+            self.txn_records, self._records_held = [], 0
 
     def park_records_beyond(self, rows: int, folder: str) -> None:
         """Keep the coordinator records beyond ``rows`` in a file in ``folder`` until ``merge``
         takes them: a range reader (another process) would hold half a cluster's records until
         its range is joined."""
-        self._park = (rows, folder)
-
-    def _park_held(self) -> None:
-        folder = self._park[1]  # type: ignore[index]
-        try:
-            if self._parked_path is None:
-                handle, self._parked_path = tempfile.mkstemp(prefix="records-", suffix=".pkl", dir=folder)
-                os.close(handle)
-            with open(self._parked_path, "ab") as out:
-                for frame in self.txn_records:
-                    pickle.dump(frame, out, protocol=5)
-        except OSError as exc:
-            raise SpillFailed(f"cannot keep coordinator records on disk in {folder}: {exc.strerror or exc}; "
-                              "set TMPDIR to a directory with room (about 300 bytes per record)") from None
-        self.txn_records, self._records_held = [], 0
-
-    def parked_records(self) -> Iterator[pd.DataFrame]:
-        """The records parked in a file, in the order they came (once: the file goes after)."""
-        path, self._parked_path = self._parked_path, None
-        if path is None:
-            return
-        try:
-            with open(path, "rb") as source:
-                while True:
-                    try:
-                        yield pickle.load(source)
-                    except EOFError:
-                        break
-        finally:
-            try:
-                os.unlink(path)
-            except OSError:
-                pass
+        self._park_beyond, self._parked = rows, Parked(folder, "coordinator records", 300)
 
     def _spill_records(self, chunk: pd.DataFrame) -> None:
         # What the run-wide values need of the records (each log partition's end and holes) is

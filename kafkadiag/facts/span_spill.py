@@ -95,11 +95,7 @@ class ShardSpill:
                 continue
             handle.flush()
             with open(handle.name, "rb") as source:
-                while True:
-                    try:
-                        yield pickle.load(source)
-                    except EOFError:
-                        break
+                yield from pickled(source)  # type: ignore[misc]
 
     def close(self) -> None:
         self._cleanup()
@@ -128,6 +124,15 @@ class RecordSpill(ShardSpill):
 
     def __init__(self, shard_of: Callable[[np.ndarray], np.ndarray]) -> None:
         super().__init__(shard_of, "transactional_id", "coordinator records", 300)
+
+
+def pickled(source: BinaryIO) -> Iterator[object]:
+    """Every object pickled one after another into ``source``, in order."""
+    while True:
+        try:
+            yield pickle.load(source)
+        except EOFError:
+            return
 
 
 def buckets_for(wanted: int) -> int:

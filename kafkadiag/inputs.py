@@ -17,6 +17,7 @@ import glob
 import gzip
 import io
 import os
+import secrets
 import stat
 import sys
 import tempfile
@@ -251,8 +252,7 @@ def _spool(display: str, source: BinaryIO) -> InputSpec:
     """
     name = "stdin" if display == STDIN_NAME else display
     limit = spool_limit()
-    fd, spool = tempfile.mkstemp(prefix="kafkadiag-input-", suffix=".txt")
-    atexit.register(_remove, spool)
+    fd, spool = _removed_at_exit_file("kafkadiag-input-", ".txt")
     copied = 0
     try:
         with os.fdopen(fd, "wb") as out:
@@ -274,6 +274,27 @@ def _spool(display: str, source: BinaryIO) -> InputSpec:
         return InputSpec(display, spool, f"cannot read {name}: {exc.strerror or exc}")
     _aliases[display] = spool
     return InputSpec(display, spool)
+
+
+def _removed_at_exit_file(prefix: str, suffix: str) -> tuple[int, str]:
+    """A new private file in the temporary folder, listed for removal at exit before it exists.
+
+    ``mkstemp`` then ``atexit.register`` leave a moment in which a SIGTERM (turned into an exit by
+    the CLI's handler) finds the file made and its removal not yet registered: the file would stay.
+    """
+    folder = tempfile.gettempdir()
+    while True:
+        path = os.path.join(folder, f"{prefix}{secrets.token_hex(8)}{suffix}")
+        _REMOVED_AT_EXIT.append(path)
+        try:
+            return os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600), path
+        except FileExistsError:  # somebody else's: not ours to remove
+            _REMOVED_AT_EXIT.remove(path)
+
+
+#: Spooled copies to remove at exit.
+_REMOVED_AT_EXIT: list[str] = []
+atexit.register(lambda: [_remove(path) for path in _REMOVED_AT_EXIT])
 
 
 def _remove(path: str) -> None:

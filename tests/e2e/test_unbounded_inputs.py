@@ -126,7 +126,6 @@ def test_a_signal_while_spooling_stdin_removes_the_spool(tmp_path: Path, signum:
 def test_a_full_disk_while_spooling_is_one_line_and_leaves_nothing(tmp_path: Path, monkeypatch) -> None:
     """The temporary folder's disk fills up: writes to /dev/full fail as a full disk does."""
     import io
-    import tempfile
 
     from kafkadiag import inputs
 
@@ -136,7 +135,29 @@ def test_a_full_disk_while_spooling_is_one_line_and_leaves_nothing(tmp_path: Pat
     def full_disk(prefix: str = "", suffix: str = "", **_kw) -> tuple[int, str]:
         return os.open("/dev/full", os.O_WRONLY), str(spool)
 
-    monkeypatch.setattr(tempfile, "mkstemp", full_disk)
+    monkeypatch.setattr(inputs, "_removed_at_exit_file", full_disk)
     spec = inputs._spool("-", io.BytesIO(DUMP.read_bytes() * 50))
     assert "is full after" in spec.error and "TMPDIR" in spec.error and "\n" not in spec.error
     assert not spool.exists()
+
+
+def test_a_spool_is_listed_for_removal_before_it_exists(tmp_path: Path, monkeypatch) -> None:
+    """A signal can arrive between any two steps: the spool's removal at exit is in place before
+    the file is made, so no moment leaves a file nobody removes."""
+    import tempfile
+
+    from kafkadiag import inputs
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    listed_when_made: list[bool] = []
+    real_open = os.open
+
+    def watched(path, flags, mode=0o777):
+        listed_when_made.append(str(path) in inputs._REMOVED_AT_EXIT)
+        return real_open(path, flags, mode)
+
+    monkeypatch.setattr(os, "open", watched)
+    fd, path = inputs._removed_at_exit_file("kafkadiag-input-", ".txt")
+    os.close(fd)
+    assert listed_when_made == [True] and Path(path).exists() and Path(path).parent == tmp_path
+    inputs._remove(path)

@@ -86,8 +86,18 @@ def spark_reports(spark_ready: str, simulated_cases: Path) -> dict[str, dict | B
 
     report(next(iter(CASES)), engine)  # the session and its workers start once, not in every thread
     runs = [(case, []) for case in CASES] + [(case, SHUFFLED) for case in SHUFFLED_CASES]
-    with ThreadPoolExecutor(max_workers=CONCURRENT_RUNS) as pool:
-        results = list(pool.map(lambda run: one_run(run[0], engine + run[1]), runs))
+    # typer sets PYDANTIC_DISABLE_PLUGINS while it builds a parameter and deletes it after when it was
+    # unset: two threads parsing at once delete it twice (KeyError). Set beforehand, it is only restored.
+    previous = os.environ.get("PYDANTIC_DISABLE_PLUGINS")
+    os.environ["PYDANTIC_DISABLE_PLUGINS"] = "1"
+    try:
+        with ThreadPoolExecutor(max_workers=CONCURRENT_RUNS) as pool:
+            results = list(pool.map(lambda run: one_run(run[0], engine + run[1]), runs))
+    finally:
+        if previous is None:
+            os.environ.pop("PYDANTIC_DISABLE_PLUGINS", None)
+        else:
+            os.environ["PYDANTIC_DISABLE_PLUGINS"] = previous
     return {(case, bool(extra)): result for (case, extra), result in zip(runs, results)}
 
 

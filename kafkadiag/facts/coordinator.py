@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from .coordinator_columns import SortedRecords, id_columns, idle_gaps, transitions
+from .coordinator_columns import SortedRecords, id_columns, idle_gaps, ints_at, per_log_partition, transitions
 from .id_shapes import family_and_shape
 from .registry import COORDINATOR_TXNS, TRANSACTIONAL_IDS, TRANSITIONS
 
@@ -292,7 +292,7 @@ def _id_frame(
     idle = idle_gaps(rows, expiration)
     first, last = rows.starts[:-1], rows.starts[1:] - 1
     last_live = counts.pop("last_live")
-    at = lambda column, where: recs[column].to_numpy()[where].astype(np.int64)  # noqa: E731
+    at = lambda column, where: ints_at(recs, column, where)  # noqa: E731
     families = [family_and_shape(str(t)) for t in rows.ids.tolist()]
     return pd.DataFrame({
         "transactional_id": rows.ids,
@@ -329,9 +329,7 @@ def _txn_frame(
     complete_state, last_state, last_time = strs("complete_state"), strs("last_state"), ints("last_time")
     next_init_time, next_init_epoch = ints("next_init_time"), ints("next_init_epoch")
     proto = protocol_of_id[rows.codes[first_rec]]
-    log_partition = recs["log_partition"].to_numpy()[first_rec]
-    distinct, where = np.unique(log_partition, return_inverse=True)
-    end = np.array([partitions.end.get(int(lp), partitions.global_end) for lp in distinct], dtype=np.int64)[where]
+    end = per_log_partition(recs["log_partition"].to_numpy()[first_rec], partitions.end, partitions.global_end, np.int64)
 
     duration = np.where((prepare_time >= 0) & (start >= 0), prepare_time - start, -1)
     bump = np.where((prepare_epoch >= 0) & (epoch >= 0), prepare_epoch - epoch, 0)
@@ -343,7 +341,7 @@ def _txn_frame(
     deadline = np.where(start >= 0, start, last_time) + timeout + cleanup
     stuck = np.where(last_state == "Ongoing", open_state & (end >= 0) & (end > deadline), open_state & (age > timeout))
     touched = [tx.partitions for tx in txns]
-    at = lambda column, where: recs[column].to_numpy()[where].astype(np.int64)  # noqa: E731
+    at = lambda column, where: ints_at(recs, column, where)  # noqa: E731
     frame = pd.DataFrame({
         "transactional_id": strs("transactional_id"), "producer_id": ints("producer_id"), "producer_epoch": epoch,
         "topic": [p[0].rsplit("-", 1)[0] if p else "" for p in touched], "partition": np.full(len(txns), -1, np.int64),
@@ -386,40 +384,25 @@ def _enders(
     return ended_by, cause
 
 
-def recommend_timeout(longest_ms: int, max_timeout_ms: int) -> int:
-    """A transaction.timeout.ms with headroom over the longest observed transaction.
-
-    Twice the longest duration, rounded up to 10 s, at least the 60 s default; capped by the
-    broker's transaction.max.timeout.ms only in the sense that the caller must also raise the
-    broker value when this exceeds it (the rule says so). 0 when nothing was observed.
-    """
-    if longest_ms < 0:
-        return 0
-    wanted = max(60_000, -(-2 * longest_ms // 10_000) * 10_000)
-    return int(wanted)
-
-
 #: transactional.id.expiration.ms is an int on the broker: about 24.8 days at most.
 MAX_EXPIRATION_MS = 2_147_483_647
 DAY_MS = 86_400_000
 
 
-def recommend_expiration(idle_ms: int, current_ms: int) -> int:
-    """An expiration that outlasts the observed idle gap by a quarter, rounded up to a day."""
-    if idle_ms < 0:
-        return 0
-    wanted = -(-(idle_ms * 5 // 4) // DAY_MS) * DAY_MS
-    return int(min(MAX_EXPIRATION_MS, max(current_ms, wanted)))
-
-
 def recommend_timeout_array(longest_ms: np.ndarray) -> np.ndarray:
-    """Vectorised recommend_timeout."""
+    """A transaction.timeout.ms with headroom over each longest observed transaction.
+
+    Twice the longest duration, rounded up to 10 s, at least the 60 s default; capped by the
+    broker's transaction.max.timeout.ms only in the sense that the caller must also raise the
+    broker value when this exceeds it (the rule says so). 0 where nothing was observed (-1).
+    """
     wanted = np.maximum(60_000, -(-2 * longest_ms // 10_000) * 10_000)
     return np.where(longest_ms < 0, 0, wanted).astype(np.int64)
 
 
 def recommend_expiration_array(idle_ms: np.ndarray, current_ms: int) -> np.ndarray:
-    """Vectorised recommend_expiration."""
+    """An expiration that outlasts each observed idle gap by a quarter, rounded up to a day, never
+    below ``current_ms``; 0 where no gap was observed (-1)."""
     wanted = -(-(idle_ms * 5 // 4) // DAY_MS) * DAY_MS
     out = np.minimum(MAX_EXPIRATION_MS, np.maximum(current_ms, wanted))
     return np.where(idle_ms < 0, 0, out).astype(np.int64)

@@ -97,14 +97,14 @@ def transitions(
     valid = _allowed(states, valid_previous)[a, b] | (not_v1 & _allowed(states, v2_only)[a, b])
     valid |= (before == "") & (after == "Empty")
     times, prev = rows.moment[later], rows.time[earlier]
-    at = lambda column, where: recs[column].to_numpy()[where].astype(np.int64)  # noqa: E731
+    at = lambda column, where: ints_at(recs, column, where)  # noqa: E731
     frame = pd.DataFrame({
         "transactional_id": recs["transactional_id"].to_numpy()[later],
         "producer_id": rows.producer_id[later], "producer_epoch": rows.epoch[later],
         "from_state": before, "to_state": after,
         "from_epoch": rows.epoch[earlier], "from_producer_id": rows.producer_id[earlier],
         "valid": valid,
-        "compacted": _per_partition(recs["log_partition"].to_numpy()[later], compacted),
+        "compacted": per_log_partition(recs["log_partition"].to_numpy()[later], compacted, False, bool),
         "prev_time": prev, "time": times,
         "gap_ms": np.where((times >= 0) & (prev >= 0), times - prev, -1),
         "prev_file_id": at("file_id", earlier), "prev_line": at("line", earlier), "prev_byte": at("byte", earlier),
@@ -113,10 +113,15 @@ def transitions(
     return frame, pid_switches
 
 
-def _per_partition(log_partitions: np.ndarray, values: Mapping[int, bool]) -> np.ndarray:
-    """``values[lp]`` (False when absent) for each log partition, looked up once per distinct one."""
+def per_log_partition(log_partitions: np.ndarray, values: Mapping[int, object], default: object, dtype) -> np.ndarray:
+    """``values[lp]`` (``default`` when absent) for each log partition, looked up once per distinct one."""
     distinct, where = np.unique(log_partitions, return_inverse=True)
-    return np.array([bool(values.get(int(lp), False)) for lp in distinct], dtype=bool)[where]
+    return np.array([values.get(int(lp), default) for lp in distinct], dtype=dtype)[where]
+
+
+def ints_at(recs: pd.DataFrame, column: str, rows: np.ndarray) -> np.ndarray:
+    """A column's values at some record positions, as 64-bit integers (the fact tables' type)."""
+    return recs[column].to_numpy()[rows].astype(np.int64)
 
 
 def _first_per_id(rows: SortedRecords, mask: np.ndarray, values: np.ndarray, missing: int) -> np.ndarray:

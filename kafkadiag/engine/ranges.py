@@ -31,6 +31,8 @@ from typing import BinaryIO
 from .. import progress
 from ..facts.batch_stream import BatchStream
 from ..facts.build import CollectedEvents
+from ..facts.parked import Parked
+from ..facts.span_spill import SpillFailed
 from ..memory import return_free_memory
 from ..readers.base import InputReport, ReadContext, ReadOptions
 from ..readers.base import counted, merge_report
@@ -179,13 +181,18 @@ _progress_slot = -1
 
 
 def read_range(
-    path: str, display: str, file_id: int, options: ReadOptions, start: int, end: int, resume: SectionState | None
+    path: str, display: str, file_id: int, options: ReadOptions, start: int, end: int, resume: SectionState | None,
+    joinable: bool = True,
 ) -> RangeResult:
-    """Read bytes ``[start, end)`` of the file as the reader would inside a whole-file read."""
+    """Read bytes ``[start, end)`` of the file as the reader would inside a whole-file read.
+
+    ``joinable=False`` when nothing read before will take this range's result (the run's first
+    range): it then keeps no per-producer first batches for a join.
+    """
     report = InputReport(display)
     options = replace(options, chunk_rows=min(options.chunk_rows, RANGE_CHUNK_ROWS), arrays=("batches",))
     ctx = ReadContext(file_id, display, options, report)
-    events = CollectedEvents(batches=BatchStream(joinable=True))
+    events = CollectedEvents(batches=BatchStream(joinable=joinable))
     if _park_dir is not None:
         events.park_records_beyond(PARK_RECORDS, _park_dir)
     slot = _progress_slot
@@ -207,20 +214,29 @@ def _child(conn, slot: int, *args) -> None:
     _progress_slot = slot  # this process only (forked)
     try:
         result = read_range(*args)
-        conn.send(("ok", result))
+        if _park_dir is None:
+            conn.send(("ok", result))
+        else:
+            # Through a file, not the pipe: ``send`` pickles the whole result into one buffer, and
+            # ``recv`` reads it into another before unpickling; both are held at the run's peak,
+            # when every range ends at once (16-28 MB each on the 300 MB matrix dumps).
+            parked = Parked(_park_dir, "a range's result", 64)
+            parked.add(result)
+            del result
+            conn.send(("parked", parked))
     except BaseException as exc:  # the parent reads the file itself instead
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
     finally:
         conn.close()
 
 
-def _read_here(args: tuple) -> RangeResult:
+def _read_here(args: tuple, joinable: bool) -> RangeResult:
     """The first range, read by the parent while the children read the others: one process
     fewer to hold its copy of the parent's pages, and one result that needs no pickling."""
     global _progress_slot
     _progress_slot = 0
     try:
-        return read_range(*args)
+        return read_range(*args, joinable=joinable)
     finally:
         _progress_slot = -1
 
@@ -275,11 +291,14 @@ def _read_ranges(events: CollectedEvents, report: InputReport, size: int, cuts: 
     gc.unfreeze()
     joiner = _Joiner(events, report)
     try:
-        joiner.add(0, _read_here(ranges[0]), ranges[0])
+        # The run's first dump joins nothing read before it (a later file may hold its partitions too).
+        joiner.add(0, _read_here(ranges[0], joinable=bool(events.batches.tp_keys)), ranges[0])
         for k, (proc, receive, args) in enumerate(children, start=1):
             try:
                 status, payload = receive.recv()
-            except EOFError:
+                if status == "parked":
+                    status, payload = "ok", next(iter(payload.read()))
+            except (EOFError, StopIteration, OSError, SpillFailed):
                 status, payload = "error", "a range reader ended unexpectedly"
             if status != "ok":
                 # A range failed: nothing was joined for it, read the rest of the file here.

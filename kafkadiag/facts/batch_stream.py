@@ -39,14 +39,14 @@ PARTIAL_COLUMNS = (
 )
 
 
-@dataclass
+@dataclass(slots=True)
 class _Carry:
     ordinal: int
     epoch: int
     was_control: bool
 
 
-@dataclass
+@dataclass(slots=True)
 class _SeqCarry:
     epoch: int
     base_sequence: int
@@ -58,7 +58,7 @@ class _SeqCarry:
     byte: int
 
 
-@dataclass
+@dataclass(slots=True)
 class _SeqFirst:
     """A producer's first or second data batch on a partition in this stream (for ``merge``)."""
 
@@ -73,7 +73,7 @@ class _SeqFirst:
     byte: int
 
 
-@dataclass
+@dataclass(slots=True)
 class PartitionStats:
     topic: str
     partition: int
@@ -560,6 +560,13 @@ class BatchStream:
             spans = _empty_spans()
         return spans, self._finished_sequences()
 
+    def _drop_carries(self) -> None:
+        """Forget what only ``merge`` and later chunks need: a finished stream takes neither, and on
+        a run of many partitions and producers these per-key objects are tens of megabytes."""
+        self._carry, self._seq_carry = {}, {}
+        self._first_tx, self._first_seq, self._second_seq = {}, {}, {}
+        self._marker_producers, self.idempotent_producers = set(), set()
+
     def finish_in_buckets(self, bucket_of: Callable[[np.ndarray], np.ndarray],
                           buckets: int) -> tuple[Iterator[pd.DataFrame], pd.DataFrame]:
         """As ``finish``, the merged spans one bucket of producer ids at a time (``bucket_of`` maps
@@ -592,6 +599,7 @@ class BatchStream:
         return merged(), self._finished_sequences()
 
     def _finished_sequences(self) -> pd.DataFrame:
+        self._drop_carries()
         if self._sequence_rows:
             # In input order, whatever chunks or ranges the rows were found in.
             seq = pd.concat(self._sequence_rows, ignore_index=True)

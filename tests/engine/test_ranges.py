@@ -108,10 +108,10 @@ def test_a_failed_range_is_read_again_by_the_parent(tmp_path, monkeypatch) -> No
     parent = os.getpid()
     original = ranges.read_range
 
-    def failing(*args):
+    def failing(*args, **kwargs):
         if os.getpid() != parent and args[4] > 0:  # every range but the first, in the child
             raise MemoryError("simulated")
-        return original(*args)
+        return original(*args, **kwargs)
 
     monkeypatch.setattr(ranges, "read_range", failing)
     monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
@@ -154,7 +154,7 @@ def test_a_transaction_log_dump_read_in_ranges_gives_the_same_facts(tmp_path, mo
     monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
     rereads = []
     original = ranges.read_range
-    monkeypatch.setattr(ranges, "read_range", lambda *args: rereads.append(args[4]) or original(*args))
+    monkeypatch.setattr(ranges, "read_range", lambda *args, **kw: rereads.append(args[4]) or original(*args, **kw))
     for workers in (2, 3, 7):
         monkeypatch.setattr(ranges, "range_workers", lambda workers=workers: workers)
         assert len(ranges.cut_points(str(dump), dump.stat().st_size, workers, transaction_log=True)) > 2
@@ -195,3 +195,35 @@ def test_range_readers_park_their_coordinator_records_until_the_join(tmp_path, m
         pd.testing.assert_frame_equal(split[name], table, obj=name)
     assert parked, "the parent's own range parks records too"
     assert not list(tmp_path.glob("kafkadiag-ranges-*")), "the parking folder outlives the read"
+
+
+def _facts_of(paths: list[Path], parallel: bool):
+    config = EffectiveConfig.defaults()
+    events, stream = local.collect([str(p) for p in paths], ReadOptions(), parallel=parallel)
+    tables = build_fact_tables(events, config.as_mapping(), {k: v.is_default for k, v in config.values.items()}, True)
+    return tables, [r.to_json() for r in stream.reports]
+
+
+@pytest.mark.parametrize("scenario, era", [("sequence-duplicate", "3.3"), ("fencing", "2.0")])
+def test_a_later_dump_read_in_ranges_joins_the_partitions_of_an_earlier_one(tmp_path, monkeypatch, scenario, era) -> None:
+    """Only the run's first range may drop what a join needs: the first range of a second dump
+    continues partitions the first dump began (two segments of one partition, given as two files)."""
+    simulate.generate(scenario, era, tmp_path / "case", seed=3)
+    dump = _one_dump(tmp_path / "case", tmp_path / "all.txt")
+    text = dump.read_bytes()
+    batch = b"\nbaseOffset: " if era != "2.0" else b"\noffset: "
+    cut = text.index(batch, len(text) // 2) + 1
+    # The second file starts as the next segment of the same partition: its own header first.
+    head = text.rindex(b"Dumping ", 0, cut)
+    header = text[head : text.index(batch, head) + 1]
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_bytes(text[:cut])
+    second.write_bytes(header + text[cut:])
+    whole, whole_reports = _facts_of([first, second], parallel=False)
+    assert len(whole["spans"]) > 20
+    monkeypatch.setattr(ranges, "MIN_SPLIT_BYTES", 0)
+    monkeypatch.setattr(ranges, "range_workers", lambda: 3)
+    split, reports = _facts_of([first, second], parallel=True)
+    assert reports == whole_reports
+    for name, table in whole.items():
+        pd.testing.assert_frame_equal(split[name], table, obj=name)

@@ -17,9 +17,9 @@ import re
 
 #: Images that start from Kafka's built-in defaults when configured through the environment (the
 #: Apache image uses its packaged server.properties only when no variable is given).
-BUILTIN_DEFAULT_IMAGES = re.compile(r"(^|/)(apache/kafka(-native)?|confluentinc/cp-(kafka|server))(:|@|$)")
+BUILTIN_DEFAULT_IMAGES = re.compile(r"(^|/)(apache/kafka(-native)?|confluentinc/cp-(kafka|server|enterprise-kafka))(:|@|$)")
 #: Broker images (Bitnami, wurstmeister and the like ship their own server.properties).
-BROKER_IMAGES = re.compile(r"(^|/)(kafka|kafka-native|cp-kafka|cp-server|confluent-local|fabric-kafka)(:|@|$)")
+BROKER_IMAGES = re.compile(r"(^|/)(kafka|kafka-native|cp-kafka|cp-server|cp-enterprise-kafka|confluent-local|fabric-kafka)(:|@|$)")
 
 #: Image variables with the Kafka prefix that are not server properties.
 _NOT_KEYS = re.compile(

@@ -127,8 +127,9 @@ def merge_same_incident(findings: list[Finding], from_logs: set[str] = frozenset
             if (ev.file, ev.line) not in seen and len(target.evidence) < MAX_EVIDENCE:
                 target.evidence.append(ev)
         target.message += f" Also seen as {f.rule}: {f.message}"
-        target.runbook += [step for step in f.runbook if step not in target.runbook]
-        target.recommendations += [r for r in f.recommendations if r not in target.recommendations]
+        # New lists, not in place: a rule's findings may share one runbook list (``evaluate``).
+        target.runbook = target.runbook + [step for step in f.runbook if step not in target.runbook]
+        target.recommendations = target.recommendations + [r for r in f.recommendations if r not in target.recommendations]
         for attr in ("transactional_id", "producer_id", "producer_epoch", "topic", "partition"):
             if getattr(target.subject, attr) is None and getattr(f.subject, attr) is not None:
                 setattr(target.subject, attr, getattr(f.subject, attr))

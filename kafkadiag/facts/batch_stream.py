@@ -547,6 +547,7 @@ class BatchStream:
 
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
+        self._drop_carries()  # before the merge allocates
         if self._spill is not None:  # read back whole: the caller did not ask for buckets
             self._partials += list(self._spill.bucket(0, 1))
             self._spill.close()
@@ -577,6 +578,7 @@ class BatchStream:
         after the last: the run's merged spans never exist all at once. Spilled partials are read
         back from their shards (``buckets`` must then divide ``span_spill.SHARDS``).
         """
+        self._drop_carries()
         parts, self._partials, self._partial_rows = self._partials, [], 0
         where = [bucket_of(p["producer_id"]) for p in parts]
         spill, self._spill = self._spill, None
@@ -599,7 +601,6 @@ class BatchStream:
         return merged(), self._finished_sequences()
 
     def _finished_sequences(self) -> pd.DataFrame:
-        self._drop_carries()
         if self._sequence_rows:
             # In input order, whatever chunks or ranges the rows were found in.
             seq = pd.concat(self._sequence_rows, ignore_index=True)

@@ -95,7 +95,7 @@ def rule_findings(
     else:
         groups = (([i], 1) for i in range(len(matched)))
     list_fields = list_fields_of(rule)
-    shared: dict[str, str] = {}
+    shared: dict = {}  # texts, and lists of texts by their contents
     return [
         _finding(rule, data, prepared, positions, size, rec_masks, list_fields, config, evidence_resolver, max_evidence,
                  shared)
@@ -198,7 +198,7 @@ def _finding(
     config: ConfigView,
     evidence_resolver: EvidenceResolver,
     max_evidence: int,
-    shared: dict[str, str],
+    shared: dict,
 ) -> Finding:
     """One finding; its fix and runbook texts, mostly equal across a rule's findings, are held once
     (``shared``): tens of thousands of findings held them as tens of megabytes of copies."""
@@ -219,8 +219,8 @@ def _finding(
         window_end=max(ends) if ends else None,
         evidence=list(evidence_resolver(refs)) if refs else [],
         recommendations=_recommendations(rule, data, positions, size, rec_masks, ctx, config, group, shared),
-        runbook=[_held_once(shared, step.render(ctx)) for step in rule.runbook],
-        references=list(rule.references),
+        runbook=_list_once(shared, [step.render(ctx) for step in rule.runbook]),
+        references=_list_once(shared, list(rule.references)),
         normal_traffic=bool(rule.normal_traffic),
     )
 
@@ -259,7 +259,7 @@ def _recommendations(
     ctx: RenderContext,
     config: ConfigView,
     group: Mapping | None,
-    shared: dict[str, str],
+    shared: dict,
 ) -> list[Recommendation]:
     """Recommendations whose ``when`` holds for some row of the finding, rendered from that row."""
     out = []
@@ -273,8 +273,14 @@ def _recommendations(
     return out
 
 
-def _held_once(shared: dict[str, str], text: str) -> str:
+def _held_once(shared: dict, text: str) -> str:
     return shared.setdefault(text, text)
+
+
+def _list_once(shared: dict, items: list[str]) -> list[str]:
+    """One list object for every finding whose list is the same (its holders replace it, never
+    change it in place): a list per finding was 5-10 MB on 59,000 findings."""
+    return shared.setdefault(tuple(items), items)
 
 
 def _known(values: list[int | None] | None, positions: list[int]) -> list[int]:

@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-SUFFIXES = {".properties", ".yaml", ".yml", ".json", ".conf", ".cfg", ".txt"}
+SUFFIXES = {".properties", ".yaml", ".yml", ".json", ".conf", ".cfg", ".txt", ".sql"}
 SKIP_DIRS = {
     ".git", ".hg", ".svn", ".venv", "venv", "node_modules", "__pycache__", "target", "build", "dist", ".tox",
     ".idea", ".gradle", ".mvn", ".mypy_cache", ".pytest_cache", ".ruff_cache",

@@ -9,6 +9,7 @@ from ..config import MAX_CONFIG_BYTES
 from ..nesting import MAX_NESTING, too_deep
 from ..smallfile import TooLarge, read_small
 from .describe import looks_like_describe, parse_describe
+from .flinksql import looks_like_flink_ddl, parse_flink_ddl
 from .model import ConfigFile, Entry
 from .properties import parse_properties
 from .secrets import is_sensitive
@@ -64,10 +65,12 @@ def _read_text(path: Path, shown: str) -> str:
 
 
 def sniff_format(text: str, suffix: str) -> str:
-    """properties, yaml, json or describe, from the content (the suffix only breaks ties)."""
+    """properties, yaml, json, describe or sql (Flink SQL DDL), from the content (the suffix only breaks ties)."""
     body = text.lstrip()
     if looks_like_describe(text):
         return "describe"
+    if suffix not in (".yml", ".yaml", ".json", ".properties") and looks_like_flink_ddl(text):
+        return "sql"
     if body.startswith("{"):
         return "json"
     if suffix in (".yml", ".yaml"):
@@ -96,6 +99,8 @@ def _parse(text: str, fmt: str) -> tuple[list[Entry], object]:
         return parse_describe(text), None
     if fmt == "properties":
         return parse_properties(text), None
+    if fmt == "sql":
+        return parse_flink_ddl(text), None
     try:
         return parse_yaml(text)
     except ParseError:

@@ -494,3 +494,28 @@ def test_spring_boot_environment_variables_of_an_application_service(lint, write
     fixed = lint(["docker-compose.yml", "--fix", "--isolated"], cwd=folder)
     assert fixed.code in (0, 1), fixed.err
     assert 'SPRING_KAFKA_PRODUCER_ACKS: "all"' in (folder / "docker-compose.yml").read_text()
+
+
+@pytest.mark.parametrize("runs", [
+    '    entrypoint: ["/opt/kafka/bin/connect-distributed.sh", "/connect.properties"]\n',
+    "    command: /opt/kafka/bin/connect-standalone.sh /worker.properties /source.properties\n",
+])
+def test_a_broker_image_started_as_another_program_is_no_broker(lint, write, runs):
+    """One broker plus Connect run from the same apache/kafka image with only JVM variables: one broker,
+    whose replication factor of 1 fits it."""
+    compose = ("services:\n  kafka:\n    image: apache/kafka:3.9.1\n    environment:\n      KAFKA_NODE_ID: 1\n"
+               "      KAFKA_PROCESS_ROLES: broker,controller\n      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: 1\n"
+               "      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: 1\n      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: 1\n"
+               "  connect:\n    image: apache/kafka:3.9.1\n" + runs +
+               "    environment:\n      KAFKA_HEAP_OPTS: -Xms512m -Xmx2g\n      KAFKA_OPTS: -javaagent:/jmx/agent.jar\n")
+    folder = write({"docker-compose.yml": compose})
+    run = lint(["docker-compose.yml", "--format", "json", "--isolated"], cwd=folder)
+    assert "BRK007" not in run.rules() and "BRK001" not in run.rules()
+
+
+def test_only_jvm_variables_do_not_make_a_broker_image_a_broker(lint, write):
+    compose = ("services:\n  kafka:\n    image: confluentinc/cp-kafka:7.6.0\n    environment:\n      KAFKA_BROKER_ID: 1\n"
+               "  tools:\n    image: confluentinc/cp-kafka:7.6.0\n    environment:\n      KAFKA_HEAP_OPTS: -Xmx256m\n")
+    folder = write({"docker-compose.yml": compose})
+    findings = lint(["docker-compose.yml", "--format", "json", "--isolated"], cwd=folder).json()["findings"]
+    assert [f["message"].split(",")[0] for f in findings if f["rule"] == "BRK007"] == ["The cluster has 1 broker(s)"]

@@ -22,7 +22,9 @@ from .connect import WORKER_KEYS, worker_clients
 from .envnames import credential_variable, kafka_key
 
 from .envnames import BROKER_IMAGES as _BROKER_IMAGES, BUILTIN_DEFAULT_IMAGES as _BUILTIN_DEFAULT_IMAGES
-_SERVICE = re.compile(r"^services\.([^.]+)\.(image|environment)(?:\.(.+))?$")
+_SERVICE = re.compile(r"^services\.([^.]+)\.(image|environment|entrypoint|command)(?:\.(.+))?$")
+#: A broker image started as another Kafka program (Connect, MirrorMaker, a tool) is no broker.
+_OTHER_PROGRAM = re.compile(r"connect-(distributed|standalone)|connect-mirror-maker|kafka-(console|verifiable)-|kafka-run-class")
 
 
 def read_compose(cfg: ConfigFile) -> list[ConfigFile] | None:
@@ -34,9 +36,11 @@ def read_compose(cfg: ConfigFile) -> list[ConfigFile] | None:
         m = _SERVICE.match(e.key)
         if not m:
             continue
-        svc = services.setdefault(m.group(1), {"image": "", "env": [], "form": "", "doc": e.doc})
+        svc = services.setdefault(m.group(1), {"image": "", "env": [], "form": "", "doc": e.doc, "runs": ""})
         if m.group(2) == "image":
             svc["image"] = e.value
+        elif m.group(2) in ("entrypoint", "command"):
+            svc["runs"] += " " + " ".join([e.value or "", *(item.value for item in e.items)])
         elif m.group(3):
             svc["env"].append((m.group(3), e, None))
             svc["form"] = "map"
@@ -93,7 +97,9 @@ def _credentials(svc: dict) -> list[Entry]:
 
 
 def _is_broker(svc: dict) -> bool:
-    keys = {k for k, _ in (kafka_key(n) or ("", "") for n, _, _ in svc["env"])}
+    if _OTHER_PROGRAM.search(svc["runs"]):
+        return False
+    keys = {k for k, _ in (kafka_key(n) or ("", "") for n, _, _ in svc["env"])} - {""}
     if _BROKER_IMAGES.search(svc["image"]) and (keys or not svc["env"]):
         return True
     return bool(keys & (BROKER_KEYS | {"process.roles", "node.id", "broker.id"}))

@@ -111,7 +111,9 @@ def _trie(keys: Iterable[str]) -> str:
             alternatives.append(end)
         return alternatives[0] if len(alternatives) == 1 else "(?:" + "|".join(alternatives) + ")"
 
-    return r"(?<![a-z0-9_])" + emit(root, "") if root else r"(?!)"
+    # Not after "/": a name in a path or link (".../errors/OutOfOrderSequenceException.html") is a
+    # page about the error, not the error.
+    return r"(?<![a-z0-9_/])" + emit(root, "") if root else r"(?!)"
 
 
 _TEXTS = VOCABULARY.texts

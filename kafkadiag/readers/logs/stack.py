@@ -143,7 +143,9 @@ def exceptions_in_text(text: str) -> list[str]:
                     start -= 1
                 name = text[start:end]
                 qualified = start > 0 and text[start - 1] == "." or text[end:end + 1] == ":"
-                if (suffix == "Exception" or qualified) and name[:1].isupper() and name not in ("Error", "Exception") and name not in seen:
+                # A page about the class (".../errors/OutOfOrderSequenceException.html") is not the error.
+                in_path = start > 0 and text[start - 1] == "/"
+                if (suffix == "Exception" or qualified) and not in_path and name[:1].isupper() and name not in ("Error", "Exception") and name not in seen:
                     seen.add(name)
                     found.append((start, name))
             i = text.find(suffix, end)

@@ -3,7 +3,8 @@
 An exactly-once Flink SQL sink is configured in its ``CREATE TABLE ... WITH ('connector' = 'kafka',
 'sink.delivery-guarantee' = 'exactly-once', 'properties.transaction.timeout.ms' = ...)`` clause,
 written in a ``.sql`` file or as a string in the job's code (a Python f-string, a Java text
-block). Each Kafka table's options become the entries of one config, at their places in the file.
+block). Each Kafka table's options become the entries of one config, at their places in the file
+(a value's span includes its quotes, as a quoted YAML scalar's does: SQL escapes a quote the same way).
 An option whose value the code fills in (``'{servers}'``) is read as written.
 """
 
@@ -76,9 +77,9 @@ def _entry(text: str, m: re.Match, table: str) -> Entry:
     line = text.count("\n", 0, m.start()) + 1
     column = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 2
     return Entry(key=m.group(1), value=m.group(2).replace("''", "'"), line=line, column=column, end_line=line,
-                 span=(m.start(2), m.end(2)), quote="'", section=table)
+                 span=(m.start(2) - 1, m.end(2) + 1), quote="'", section=table)
 
 
 def _line_entry(line: str, base: int, m: re.Match, table: str, number: int) -> Entry:
     return Entry(key=m.group(1), value=m.group(2).replace("''", "'"), line=number, column=m.start(1) + 1,
-                 end_line=number, span=(base + m.start(2), base + m.end(2)), quote="'", section=table)
+                 end_line=number, span=(base + m.start(2) - 1, base + m.end(2) + 1), quote="'", section=table)

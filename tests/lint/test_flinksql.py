@@ -28,7 +28,7 @@ def test_options_of_each_kafka_table_with_their_places() -> None:
     assert [(e.section, e.key) for e in entries][:2] == [("orders_out", "connector"), ("orders_out", "topic")]
     assert {e.section for e in entries} == {"orders_out", "clicks"}
     prefix = next(e for e in entries if e.key == "sink.transactional-id-prefix")
-    assert (prefix.line, prefix.value, text[prefix.span[0]:prefix.span[1]]) == (11, "orders-", "orders-")
+    assert (prefix.line, prefix.value, text[prefix.span[0]:prefix.span[1]]) == (11, "orders-", "'orders-'")
 
 
 def test_a_value_the_code_fills_in_stays_whole_and_quotes_are_unescaped() -> None:
@@ -61,3 +61,11 @@ def test_a_timeout_the_broker_accepts_passes(lint, write) -> None:
 def test_a_sql_file_in_a_folder_is_found(lint, write) -> None:
     folder = write({"jobs/orders.sql": SINK.format(timeout="")})
     assert "FLK002" in lint([".", "--format", "json", "--isolated"], cwd=folder).rules()
+
+
+def test_fix_rewrites_a_value_in_place_with_sql_quoting(lint, write) -> None:
+    folder = write({"job.sql": SINK.format(timeout=",\n  'properties.transaction.timeout.ms' = '3600000'")})
+    lint(["job.sql", "--fix", "--isolated"], cwd=folder)
+    text = (folder / "job.sql").read_text()
+    assert "  'properties.transaction.timeout.ms' = '900000'\n" in text
+    assert "FLK002" not in lint(["job.sql", "--format", "json", "--isolated"], cwd=folder).rules()

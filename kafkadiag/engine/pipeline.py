@@ -138,6 +138,7 @@ def diagnose(
     from ..ruleset.evaluate import evaluate as default_evaluate
     from .buckets import bucket_count, facts_in_buckets
 
+    collected.events.batches.drop_carries()  # the read is over: freed before the fact stages allocate
     return_free_memory()
     inputs = fact_inputs_of(collected, config, now_ms)
     buckets = bucket_count(inputs, bucket_spans)

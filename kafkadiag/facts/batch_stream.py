@@ -547,7 +547,7 @@ class BatchStream:
 
     def finish(self) -> tuple[pd.DataFrame, pd.DataFrame]:
         """Merged spans (PARTIAL_COLUMNS, sorted by partition, producer, ordinal) and sequence breaks."""
-        self._drop_carries()  # before the merge allocates
+        self.drop_carries()  # before the merge allocates
         if self._spill is not None:  # read back whole: the caller did not ask for buckets
             self._partials += list(self._spill.bucket(0, 1))
             self._spill.close()
@@ -561,9 +561,10 @@ class BatchStream:
             spans = _empty_spans()
         return spans, self._finished_sequences()
 
-    def _drop_carries(self) -> None:
-        """Forget what only ``merge`` and later chunks need: a finished stream takes neither, and on
-        a run of many partitions and producers these per-key objects are tens of megabytes."""
+    def drop_carries(self) -> None:
+        """Forget what only ``merge`` and later chunks need, once the read is over: a finished
+        stream takes neither, and on a run of many partitions and producers these per-key objects
+        are tens of megabytes."""
         self._carry, self._seq_carry = {}, {}
         self._first_tx, self._first_seq, self._second_seq = {}, {}, {}
         self._marker_producers, self.idempotent_producers = set(), set()
@@ -578,7 +579,7 @@ class BatchStream:
         after the last: the run's merged spans never exist all at once. Spilled partials are read
         back from their shards (``buckets`` must then divide ``span_spill.SHARDS``).
         """
-        self._drop_carries()
+        self.drop_carries()
         parts, self._partials, self._partial_rows = self._partials, [], 0
         where = [bucket_of(p["producer_id"]) for p in parts]
         spill, self._spill = self._spill, None

@@ -21,6 +21,7 @@ from typing import Callable, Iterator, Mapping
 import numpy as np
 import pandas as pd
 
+from .key_state import KeyState, KeyTable
 from .span_spill import SpanSpill
 from .runs import first_index, last_index, max_ignoring, min_ignoring, roll, run_ends, run_starts, sort_order, take_or
 
@@ -103,8 +104,6 @@ class BatchStream:
         self.joinable = joinable
         self.tp_keys: list[tuple[str, int]] = []
         self._tp_index: dict[tuple[str, int], int] = {}
-        self._carry: dict[tuple[int, int], _Carry] = {}
-        self._seq_carry: dict[tuple[int, int], _SeqCarry] = {}
         self._partials: list[dict[str, np.ndarray]] = []
         self._partial_rows = 0  # in memory
         self._spill: SpanSpill | None = None
@@ -115,12 +114,18 @@ class BatchStream:
         self._marker_producers: set[int] = set()
         self.batches = 0
         self._chunk_no = 0
-        # What a stream that read an earlier range of the input needs to join this one (``merge``):
-        # per (tp, producer id) the first transactional batch (control?, epoch) and the first two
-        # data batches with a sequence.
-        self._first_tx: dict[tuple[int, int], tuple[bool, int]] = {}
-        self._first_seq: dict[tuple[int, int], _SeqFirst] = {}
-        self._second_seq: dict[tuple[int, int], _SeqFirst] = {}
+        # Per (tp, producer id): the last span and data batch, carried from chunk to chunk; and what
+        # a stream that read an earlier range of the input needs to join this one (``merge``): the
+        # first transactional batch (control?, epoch) and the first two data batches with a sequence.
+        self._bind_keys(KeyState())
+
+    def _bind_keys(self, keys: KeyState) -> None:
+        self._keys = keys
+        self._carry = KeyTable(keys, "carry", _Carry)
+        self._seq_carry = KeyTable(keys, "seq", _SeqCarry)
+        self._first_tx = KeyTable(keys, "first_tx", _pair)
+        self._first_seq = KeyTable(keys, "first_seq", _SeqFirst)
+        self._second_seq = KeyTable(keys, "second_seq", _SeqFirst)
 
     # ----------------------------------------------------------------------------------------
     def _tp_code(self, key: tuple[str, int]) -> int:
@@ -271,19 +276,23 @@ class BatchStream:
             "byte": roll(d["byte"], 1),
         }
         has_prev = ~first_of_group
-        for s in starts.tolist():
-            key = (int(d["tp"][s]), int(d["pid"][s]))
-            carry = self._seq_carry.get(key)
-            if carry is not None:
-                has_prev[s] = True
-                for name in prev:
-                    prev[name][s] = getattr(carry, name)
-                if self.joinable and key in self._first_seq and key not in self._second_seq:
-                    self._second_seq[key] = _seq_first(d, s)
-            elif self.joinable:
-                self._first_seq[key] = _seq_first(d, s)
-                if s + 1 < n and not first_of_group[s + 1]:
-                    self._second_seq[key] = _seq_first(d, s + 1)
+        keys = self._keys
+        rows = keys.rows(d["tp"][starts], d["pid"][starts])  # one per group: a key per group
+        carried = keys.has("seq", rows)
+        at, held = starts[carried], rows[carried]
+        has_prev[at] = True
+        for name in prev:
+            prev[name][at] = keys.column("seq", name)[held]
+        if self.joinable:
+            # A key met before whose second data batch is not known yet: this group's first is it.
+            second = carried & keys.has("first_seq", rows) & ~keys.has("second_seq", rows)
+            _put_first(keys, "second_seq", rows[second], d, starts[second])
+            new = ~carried
+            _put_first(keys, "first_seq", rows[new], d, starts[new])
+            after = starts[new] + 1
+            more = after < n
+            more[more] = ~first_of_group[after[more]]
+            _put_first(keys, "second_seq", rows[new][more], d, after[more])
         # High-water mark: the last sequence before each batch. A duplicate batch does not lower it,
         # so the batch after a duplicate is compared with what came before the duplicate.
         hw = prev["last_sequence"].copy()
@@ -294,12 +303,10 @@ class BatchStream:
             if i + 1 < n and not first_of_group[i + 1] and same_epoch[i + 1]:
                 hw[i + 1] = hw[i]
                 dup[i + 1] = _duplicate(base_seq[i + 1], last_seq[i + 1], hw[i + 1])
-        for e in run_ends(starts, n).tolist():
-            key = (int(d["tp"][e]), int(d["pid"][e]))
-            self._seq_carry[key] = _SeqCarry(
-                int(d["producer_epoch"][e]), int(base_seq[e]), int(hw[e] if dup[e] else last_seq[e]),
-                int(d["last_offset"][e]), int(d["timestamp"][e]), int(d["file_id"][e]), int(d["line"][e]), int(d["byte"][e]),
-            )
+        ends = run_ends(starts, n)
+        keys.put("seq", rows, epoch=d["producer_epoch"][ends], base_sequence=base_seq[ends],
+                 last_sequence=np.where(dup[ends], hw[ends], last_seq[ends]), last_offset=d["last_offset"][ends],
+                 time=d["timestamp"][ends], file_id=d["file_id"][ends], line=d["line"][ends], byte=d["byte"][ends])
         expected = (hw + 1) % SEQ_MODULUS
         broken = same_epoch & _broken(d["producer_epoch"], base_seq, expected)
         if not broken.any():
@@ -329,25 +336,24 @@ class BatchStream:
         prev_epoch = roll(epoch, 1)
         new_span = prev_ctrl | (~ctrl & (epoch != prev_epoch))
         base_ordinal = np.full(n, 0, dtype=np.int64)
-        for g in group_starts.tolist():
-            key = (int(s["tp"][g]), int(s["pid"][g]))
-            carry = self._carry.get(key)
-            if carry is None:
-                new_span[g] = True
-                base_ordinal[g] = -1
-                if self.joinable:
-                    self._first_tx[key] = (bool(ctrl[g]), int(epoch[g]))
-            else:
-                new_span[g] = carry.was_control or (not ctrl[g] and epoch[g] != carry.epoch)
-                base_ordinal[g] = carry.ordinal
+        keys = self._keys
+        rows = keys.rows(s["tp"][group_starts], s["pid"][group_starts])
+        carried = keys.has("carry", rows)
+        fresh = group_starts[~carried]
+        new_span[fresh] = True
+        base_ordinal[fresh] = -1
+        if self.joinable:
+            keys.put("first_tx", rows[~carried], was_control=ctrl[fresh], epoch=epoch[fresh])
+        at, held = group_starts[carried], rows[carried]
+        new_span[at] = keys.column("carry", "was_control")[held] | (~ctrl[at] & (epoch[at] != keys.column("carry", "epoch")[held]))
+        base_ordinal[at] = keys.column("carry", "ordinal")[held]
         # Ordinal = carried ordinal of the group + spans started so far within the group.
         cum = np.cumsum(new_span)
         group_id = np.cumsum(group_first) - 1
         cum_before_group = (cum - new_span)[group_starts]
         ordinal = base_ordinal[group_starts][group_id] + cum - cum_before_group[group_id]
-        for e in run_ends(group_starts, n).tolist():
-            key = (int(s["tp"][e]), int(s["pid"][e]))
-            self._carry[key] = _Carry(int(ordinal[e]), int(epoch[e]), bool(ctrl[e]))
+        ends = run_ends(group_starts, n)
+        keys.put("carry", rows, ordinal=ordinal[ends], epoch=epoch[ends], was_control=ctrl[ends])
 
         starts = run_starts(s["tp"], s["pid"], ordinal)
         data = ~ctrl
@@ -408,11 +414,7 @@ class BatchStream:
             if len(hit):
                 out._sequence_rows.append(hit.assign(tp=0))
 
-        def mine(table: dict) -> dict:
-            return {(0, pid): value for (tp, pid), value in table.items() if tp == code}
-
-        out._carry, out._seq_carry = mine(self._carry), mine(self._seq_carry)
-        out._first_tx, out._first_seq, out._second_seq = mine(self._first_tx), mine(self._first_seq), mine(self._second_seq)
+        out._bind_keys(self._keys.only(code))
         out.idempotent_producers = set(self.idempotent_producers)
         out._marker_producers = set(self._marker_producers)
         out.batches = stats.batches
@@ -450,17 +452,19 @@ class BatchStream:
         def joined(key: tuple[int, int]) -> tuple[int, int]:
             return int(code[key[0]]), key[1]
 
-        shift: dict[tuple[int, int], int] = {}
-        for key, (first_ctrl, first_epoch) in later._first_tx.items():
-            if key[0] not in tps:
-                continue
-            carry = self._carry.get(joined(key))
-            if carry is None:
-                shift[key] = 0
-            else:
-                starts_new = carry.was_control or (not first_ctrl and first_epoch != carry.epoch)
-                shift[key] = carry.ordinal + (1 if starts_new else 0)
         wanted = np.array(sorted(tps), dtype=np.int64)
+        theirs, mine = later._keys, self._keys
+        # Later's spans are numbered on from this stream's last span of the same key.
+        firsts = theirs.held("first_tx", wanted)
+        here = mine.rows(code[theirs.tp(firsts)], theirs.pid(firsts))
+        carried = mine.has("carry", here)
+        starts_new = mine.column("carry", "was_control")[here] | (
+            ~theirs.column("first_tx", "was_control")[firsts]
+            & (theirs.column("first_tx", "epoch")[firsts] != mine.column("carry", "epoch")[here]))
+        shifts = np.where(carried, mine.column("carry", "ordinal")[here] + starts_new, 0)
+        shift_of_row = np.zeros(theirs.size, dtype=np.int64)
+        shift_of_row[firsts] = shifts
+        shift = dict(zip(zip(theirs.tp(firsts).tolist(), theirs.pid(firsts).tolist()), shifts.tolist()))
         for part in later._partials:
             keep = np.isin(part["tp"], wanted)
             if not keep.any():
@@ -477,9 +481,10 @@ class BatchStream:
             for name in ("first_line", "marker_line"):
                 moved[name] = np.where(moved[name] > 0, moved[name] + line_offset, moved[name])
             self._keep_partial(moved)
-        for key, c in later._carry.items():
-            if key[0] in tps:
-                self._carry[joined(key)] = _Carry(c.ordinal + shift.get(key, 0), c.epoch, c.was_control)
+        carries = theirs.held("carry", wanted)
+        mine.put("carry", mine.rows(code[theirs.tp(carries)], theirs.pid(carries)),
+                 ordinal=theirs.column("carry", "ordinal")[carries] + shift_of_row[carries],
+                 epoch=theirs.column("carry", "epoch")[carries], was_control=theirs.column("carry", "was_control")[carries])
         self._merge_sequences(later, tps, joined, line_offset, code)
         self._merge_partitions(later, tps, code)
 
@@ -487,14 +492,19 @@ class BatchStream:
         """Check each producer's first data batches in ``later`` against its last one here."""
         rows: list[dict] = []
         redo: set[tuple[int, int, int]] = set()  # (tp, pid, line) of later's rows replaced here
-        carries = {key: c for key, c in later._seq_carry.items() if key[0] in tps}
-        for key, first in later._first_seq.items():
-            if key[0] not in tps:
-                continue
+        wanted = np.array(sorted(tps), dtype=np.int64)
+        theirs, mine = later._keys, self._keys
+        # Only keys this stream has a last data batch of are checked, one at a time.
+        firsts = theirs.held("first_seq", wanted)
+        here = mine.rows(code[theirs.tp(firsts)], theirs.pid(firsts))
+        both = mine.has("seq", here)
+        firsts, here = firsts[both], here[both]
+        raised: dict[int, int] = {}  # later's row -> the last sequence its carry takes after a duplicate at the join
+        for theirs_row, key, first, carry, last, second in zip(
+                firsts.tolist(), zip(theirs.tp(firsts).tolist(), theirs.pid(firsts).tolist()),
+                later._first_seq.records(firsts), self._seq_carry.records(here),
+                later._seq_carry.records(firsts), later._second_seq.records(firsts, missing=None)):
             gkey = joined(key)
-            carry = self._seq_carry.get(gkey)
-            if carry is None:
-                continue
             hw = carry.last_sequence
             prev = (carry.time, carry.last_offset, carry.file_id, carry.line, carry.byte)
             row, dup = _sequence_check(gkey, carry.epoch, hw, prev, first, line_offset)
@@ -502,10 +512,8 @@ class BatchStream:
                 rows.append(row)
             if not dup:
                 continue
-            last = carries.get(key)
             if last is not None and last.line == first.line:
-                carries[key] = replace(last, last_sequence=hw)
-            second = later._second_seq.get(key)
+                raised[theirs_row] = hw
             if second is None or second.epoch != first.epoch:
                 continue
             # After a duplicate the high-water mark stays where it was, so the next batch is
@@ -516,10 +524,16 @@ class BatchStream:
             if row:
                 rows.append(row)
             if dup2 and last is not None and last.line == second.line:
-                carries[key] = replace(last, last_sequence=hw)
-        for key, c in carries.items():
-            self._seq_carry[joined(key)] = replace(c, line=c.line + line_offset if c.line > 0 else c.line)
-        wanted = np.array(sorted(tps), dtype=np.int64)
+                raised[theirs_row] = hw
+        carries = theirs.held("seq", wanted)
+        values = {name: theirs.column("seq", name)[carries] for name in ("epoch", "base_sequence", "last_sequence",
+                                                                          "last_offset", "time", "file_id", "line", "byte")}
+        if raised:
+            at = np.searchsorted(carries, np.fromiter(raised, dtype=np.int64, count=len(raised)))
+            values["last_sequence"] = values["last_sequence"].copy()
+            values["last_sequence"][at] = np.fromiter(raised.values(), dtype=np.int64, count=len(raised))
+        values["line"] = np.where(values["line"] > 0, values["line"] + line_offset, values["line"])
+        mine.put("seq", mine.rows(code[theirs.tp(carries)], theirs.pid(carries)), **values)
         for frame in later._sequence_rows:
             frame = frame[np.isin(frame["tp"].to_numpy(np.int64), wanted)].copy()
             if frame.empty:
@@ -565,8 +579,7 @@ class BatchStream:
         """Forget what only ``merge`` and later chunks need, once the read is over: a finished
         stream takes neither, and on a run of many partitions and producers these per-key objects
         are tens of megabytes."""
-        self._carry, self._seq_carry = {}, {}
-        self._first_tx, self._first_seq, self._second_seq = {}, {}, {}
+        self._bind_keys(KeyState())
         self._marker_producers, self.idempotent_producers = set(), set()
 
     def finish_in_buckets(self, bucket_of: Callable[[np.ndarray], np.ndarray],
@@ -696,11 +709,16 @@ def _break_kind(base, last, expected, prev_last):
     return kind, missing
 
 
-def _seq_first(d: dict[str, np.ndarray], i: int) -> _SeqFirst:
-    return _SeqFirst(
-        int(d["producer_epoch"][i]), int(d["base_sequence"][i]), int(d["last_sequence"][i]), int(d["base_offset"][i]),
-        int(d["last_offset"][i]), int(d["timestamp"][i]), int(d["file_id"][i]), int(d["line"][i]), int(d["byte"][i]),
-    )
+def _put_first(keys: KeyState, table: str, rows: np.ndarray, d: dict[str, np.ndarray], at: np.ndarray) -> None:
+    """The data batches at ``at`` as the first (or second) of their keys, for ``merge``."""
+    keys.put(table, rows, epoch=d["producer_epoch"][at], base_sequence=d["base_sequence"][at],
+             last_sequence=d["last_sequence"][at], base_offset=d["base_offset"][at], last_offset=d["last_offset"][at],
+             time=d["timestamp"][at], file_id=d["file_id"][at], line=d["line"][at], byte=d["byte"][at])
+
+
+def _pair(was_control: bool, epoch: int) -> tuple[bool, int]:
+    """A key's first transactional batch, as ``merge`` reads it: (control batch?, epoch)."""
+    return bool(was_control), int(epoch)
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -8,6 +8,7 @@ from pathlib import Path
 from ..config import MAX_CONFIG_BYTES
 from ..nesting import MAX_NESTING, too_deep
 from ..smallfile import TooLarge, read_small
+from .codeconf import code_dialect, parse_code_config
 from .describe import looks_like_describe, parse_describe
 from .flinksql import looks_like_flink_ddl, parse_flink_ddl
 from .model import ConfigFile, Entry
@@ -43,7 +44,7 @@ def read_config(path: Path, shown: str, explicit: bool = True, text: str | None 
     fmt = sniff_format(text, path.suffix.lower())
     cfg = ConfigFile(path=shown, text=text, fmt=fmt, explicit=explicit)
     try:
-        cfg.entries, cfg.structure = _parse(text, fmt)
+        cfg.entries, cfg.structure = _parse(text, fmt, path.suffix.lower())
     except ParseError as exc:
         raise InputError(f"{shown}: invalid {fmt.upper()}: {exc}") from None
     for entry in cfg.entries:
@@ -71,6 +72,8 @@ def sniff_format(text: str, suffix: str) -> str:
         return "describe"
     if suffix not in (".yml", ".yaml", ".json", ".properties") and looks_like_flink_ddl(text):
         return "sql"
+    if code_dialect(text, suffix):
+        return "code"
     if body.startswith("{"):
         return "json"
     if suffix in (".yml", ".yaml"):
@@ -94,13 +97,15 @@ def _yaml_line(line: str) -> bool:
     return bool(sep) and "=" not in key and " " not in key.strip()
 
 
-def _parse(text: str, fmt: str) -> tuple[list[Entry], object]:
+def _parse(text: str, fmt: str, suffix: str = "") -> tuple[list[Entry], object]:
     if fmt == "describe":
         return parse_describe(text), None
     if fmt == "properties":
         return parse_properties(text), None
     if fmt == "sql":
         return parse_flink_ddl(text), None
+    if fmt == "code":
+        return parse_code_config(text, suffix), None
     try:
         return parse_yaml(text)
     except ParseError:

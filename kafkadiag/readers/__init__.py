@@ -9,6 +9,8 @@ era, lines, skips, errors) are complete once iteration ends.
 
 from __future__ import annotations
 
+import os
+
 from typing import BinaryIO, Callable, Iterator
 
 import pandas as pd
@@ -130,6 +132,16 @@ def read_input(
         report.failed = True
 
 
+def _client_code(display: str, head: bytes) -> bool:
+    """Application code (by its name) that sets Kafka client properties in literals."""
+    from kafkadiag.lint.codeconf import DOTNET_SUFFIXES, JVM_SUFFIXES, code_dialect
+
+    suffix = os.path.splitext(display)[1].lower()
+    if suffix not in JVM_SUFFIXES + DOTNET_SUFFIXES:
+        return False
+    return code_dialect(head.decode("utf-8", "replace"), suffix) is not None
+
+
 def _read_one(
     file_id: int, display: str, report: InputReport, options: ReadOptions, configs: list,
     range_reader: RangeReader | None, opener: Opener,
@@ -143,6 +155,8 @@ def _read_one(
     with stream:
         head = stream.read(HEAD_BYTES)
         kind = sniff_head(head)
+        if kind not in (EMPTY, BINARY) and _client_code(display, head):
+            kind = "config/code"  # a client's set-up code: its settings, as lint reads them
         ctx = ReadContext(file_id=file_id, path=display, options=options, report=report, configs=configs)
         if kind in (EMPTY, BINARY):
             lines = _count_lines(head, stream)

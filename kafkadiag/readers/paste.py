@@ -19,6 +19,8 @@ from kafkadiag.readers.sniff import DUMP_LINE, STRONG_GROUPS, detect_dump_log, d
 
 #: What a paste puts in front of a line: indentation, ``>`` quote markers, an editor's line number.
 _DAMAGE_PREFIX = re.compile(rb"^(?:[ \t]*>)+[ \t]?|^[ \t]*\d{1,6}[ \t]*(?:\||\xe2\x94\x82)[ \t]?|^[ \t]+")
+#: A backtick next to a dump field name or value (`isTransactional: true`, `endTxnMarker: COMMIT`).
+_INLINE_CODE = re.compile(rb"`\s*(?:[a-zA-Z]+: |position:)|: [\w-]+\s*`")
 _MD_ESCAPE = re.compile(r"\\([_*\[\]<>#`|~{}-])")
 _ENTITY = re.compile(r"&(?:[a-zA-Z]{2,6}|#\d{2,5}|#x[0-9a-fA-F]{2,4});")
 
@@ -33,10 +35,14 @@ def unescape(text: str) -> str:
 
 
 def repair(line: bytes) -> bytes:
-    """The line as the tool printed it: paste prefixes, Markdown escapes and HTML entities undone."""
+    """The line as the tool printed it: paste prefixes, Markdown escapes and HTML entities undone,
+    and inline code marks dropped (a blog that put `isControl: true` in backticks): the dump tool
+    prints no backtick outside a record's own key or payload."""
     m = _DAMAGE_PREFIX.match(line)
     if m and m.end():
         line = line[m.end():]
+    if b"`" in line and _INLINE_CODE.search(line):
+        line = line.replace(b"`", b"")
     if b"\\" in line or b"&" in line:
         line = unescape(line.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
     return line

@@ -9,7 +9,7 @@ import pytest
 
 from kafkadiag.readers import EventStream
 from kafkadiag.readers.base import ReadOptions
-from kafkadiag.readers.paste import LineView, dump_view_line, other_view_line, profile, repair
+from kafkadiag.readers.paste import LineView, dump_view_line, is_dump_line, other_view_line, profile, repair
 from kafkadiag.readers.route import CONFIG, DUMP, LOG, plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -94,3 +94,14 @@ def test_a_damaged_client_log_is_read_like_the_clean_one(tmp_path: Path, damage:
         return [(r.line, r.level, r.error, r.transactional_id, r.exception) for f in frames for r in f.itertuples()]
 
     assert events("damaged.log") == events("clean.log") and events("clean.log")
+
+
+def test_inline_code_marks_around_dump_fields_are_dropped() -> None:
+    """A blog that put fields in backticks, some of them unbalanced: the batch is still a control batch."""
+    line = (b"   > baseOffset: 2 lastOffset: 2 count: 1 baseSequence: -1 lastSequence: -1 producerId: 9041 "
+            b"producerEpoch: 698 partitionLeaderEpoch: 0` isTransactional: true isControl: true` position: 160")
+    fixed = repair(line)
+    assert b"`" not in fixed and b"partitionLeaderEpoch: 0 isTransactional: true isControl: true position: 160" in fixed
+    assert repair(b"| offset: 2 headerKeys: [] `endTxnMarker: COMMIT` coordinatorEpoch: 0").endswith(
+        b"headerKeys: [] endTxnMarker: COMMIT coordinatorEpoch: 0")
+    assert is_dump_line(fixed)

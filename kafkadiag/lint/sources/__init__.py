@@ -12,6 +12,7 @@ from typing import Callable
 
 from ..model import ConfigFile
 from .compose import read_compose, read_env_file
+from .code import read_code
 from .flinksql import read_flink_sql
 from .connect import read_connect_worker, read_mirror_maker
 from .frameworks import read_custom_sections, read_micronaut, read_quarkus, read_spring_cloud_stream
@@ -24,6 +25,7 @@ Detector = Callable[..., "list[ConfigFile] | None"]
 #: In order: the more specific layouts first.
 DETECTORS: tuple[tuple[str, Detector], ...] = (
     ("flink-sql", read_flink_sql),
+    ("code", read_code),
     ("compose", read_compose),
     ("kubernetes", read_kube),
     ("helm-values", read_helm_values),
@@ -47,7 +49,7 @@ def expand(cfg: ConfigFile, profile: str | None = None) -> tuple[str, list[Confi
     if reason:
         return "not-a-config", []
     for kind, detector in DETECTORS:
-        found = detector(cfg) if kind in ("flink-sql", "compose", "kubernetes", "helm-values", "env", "mirror-maker-2", "connect") else detector(cfg, profile)
+        found = detector(cfg) if kind in ("flink-sql", "code", "compose", "kubernetes", "helm-values", "env", "mirror-maker-2", "connect") else detector(cfg, profile)
         if found is not None:
             if kind == "spring-cloud-stream":
                 found = found + (read_custom_sections(cfg, profile) or [])

@@ -48,8 +48,6 @@ _SPAN_COLUMNS = {
     "cause": "why the coordinator ended it: timeout, new-instance, coordinator-abort or ''",
     "timeout_ms": "transaction.timeout.ms that applied (coordinator record, --config or default)",
     "timeout_source": "coordinator, config or default",
-    "timeout_unknown": "the default timeout was assumed but this producer id's own transactions outlived it (a commit or "
-                       "abort later than the timeout plus one abort check): its real timeout is larger and not known",
     "partition_end_time": "last timestamp seen on this partition, or --now",
     "age_ms": "partition_end_time - first_time for open spans; -1 otherwise",
     "idle_before_ms": "gap since this producer id's previous transaction ended anywhere in the evidence; -1 if first",

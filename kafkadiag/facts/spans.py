@@ -196,7 +196,6 @@ def build_spans(
     for key in list(cols):  # one column at a time, so only one extra copy is alive
         cols[key] = cols[key][order]
     _history(cols)
-    _timeout_evidence(cols, int(config["transaction.abort.timed.out.transaction.cleanup.interval.ms"]))
     _ended_by(cols)
 
     ends = np.array([partition_end.get(i, -1) for i in range(len(tp_keys))], dtype=np.int64)
@@ -319,23 +318,6 @@ def _newer_epoch_elsewhere(c: Arrays, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def _timeout_evidence(c: Arrays, abort_check_ms: int) -> None:
-    """``timeout_unknown``: the default transaction.timeout.ms was assumed, but the producer id's own
-    transactions outlived it. The coordinator aborts a transaction at most its timeout plus one abort
-    check after it began, so a commit, or an abort, far later than that proves this producer's timeout
-    larger than the default: Flink's producers, for one, use an hour. "Far": twice the timeout plus
-    the check, so that a slow marker or the producer's clock running behind the broker's does not
-    count. Its spans are then judged against no timeout rather than the wrong one."""
-    assumed = c["timeout_source"] == "default"
-    ended = (c["state"] == "committed") | (c["state"] == "aborted")
-    outlived = assumed & ended & (c["duration_ms"] > 2 * c["timeout_ms"] + abort_check_ms)
-    unknown = np.isin(c["producer_id"], np.unique(c["producer_id"][outlived])) & assumed
-    c["timeout_unknown"] = unknown
-    if unknown.any():  # what messages say of the timeout they quote
-        c["timeout_source"] = np.where(unknown, "the default, which this producer's transactions outlived",
-                                       c["timeout_source"]).astype(object)
-
-
 def _ended_by(c: Arrays) -> None:
     """Who ended each span (producer / coordinator / unknown) and why the coordinator did.
 
@@ -349,7 +331,7 @@ def _ended_by(c: Arrays) -> None:
     code = c["marker_code"]
     v1 = c["protocol"] == "v1"
     duration = c["duration_ms"]
-    timed_out = (duration >= 0) & (duration >= c["timeout_ms"]) & ~c["timeout_unknown"]
+    timed_out = (duration >= 0) & (duration >= c["timeout_ms"])
     marker_epoch = c["marker_epoch"]
     new_instance = (c["next_epoch"] > marker_epoch) & (marker_epoch >= 0)
     gap = c["next_gap_ms"]

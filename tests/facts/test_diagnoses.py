@@ -104,18 +104,3 @@ def test_sequence_rules(kind, rule):
     second = batch(2, 5, 0, seq=6 if kind == "gap" else 1, tx=False)
     rows = [batch(0, 5, 0, seq=0, count=2, tx=False), second]
     assert fired(facts(rows)) == [rule]
-
-
-def test_a_producer_whose_transactions_outlive_the_default_timeout_is_not_judged_by_it():
-    """Flink's producers use an hour: a commit after 5 minutes proves the assumed 60 s wrong for that
-    producer id, so neither its long commits nor its coordinator abort are blamed on a timeout."""
-    rows = [batch(0, 7, 2, seq=0, ts=T0), batch(1, 7, 2, marker="COMMIT", ts=T0 + 300_000),
-            batch(2, 7, 2, seq=1, ts=T0 + 301_000), batch(3, 7, 3, marker="ABORT", ts=T0 + 680_000)]
-    rules = set(fired(facts(rows, v2_possible=False)))
-    assert not rules & {"TMO002", "TMO004"}
-    assert "FEN003" in rules  # the abort at the bumped epoch is still the coordinator's
-
-
-def test_an_abort_just_past_the_default_timeout_is_still_a_timeout():
-    rows = [batch(0, 7, 2, seq=0, ts=T0), batch(1, 7, 3, marker="ABORT", ts=T0 + 125_000)]
-    assert "TMO002" in fired(facts(rows, v2_possible=False))

@@ -1,9 +1,10 @@
 """Client settings written in application code, as the client reads them.
 
 People paste, and commit, the producer's set-up code rather than a properties file: Java, Kotlin or
-Scala ``props.put(ProducerConfig.ACKS_CONFIG, "all")`` or ``props.put("acks", "all")``, and .NET
+Scala ``props.put(ProducerConfig.ACKS_CONFIG, "all")`` or ``props.put("acks", "all")``, .NET
 ``new ProducerConfig { Acks = Acks.Leader, EnableIdempotence = true }`` (or constants with those
-names). Only literal values are read (a string, a number, a boolean, ``Integer.MAX_VALUE``, an
+names), and the configuration dicts of librdkafka's other bindings (Python ``Producer({'acks': 1})``,
+Go ``kafka.ConfigMap{"acks": 1}``, node-rdkafka, Ruby, PHP), whose keys are librdkafka's. Only literal values are read (a string, a number, a boolean, ``Integer.MAX_VALUE``, an
 ``Acks``/``IsolationLevel`` member); a transactional.id is kept as written, expression and all, so
 that an id made at every start (``UUID.randomUUID()``, ``Guid.NewGuid()``) is seen for what it is.
 Entries point at their lines; they are not rewritten by ``--fix``.
@@ -13,10 +14,21 @@ from __future__ import annotations
 
 import re
 
+from .keys import kafka_keys
 from .model import Entry
+
+#: Keys that make a dict a client's configuration rather than some other mapping that shares a name.
+_CLIENT_MARKS = {"bootstrap.servers", "metadata.broker.list", "transactional.id", "enable.idempotence", "acks",
+                 "request.required.acks", "group.id", "isolation.level"}
 
 JVM_SUFFIXES = (".java", ".kt", ".kts", ".scala", ".groovy")
 DOTNET_SUFFIXES = (".cs",)
+BINDING_SUFFIXES = (".py", ".go", ".js", ".mjs", ".cjs", ".ts", ".rb", ".php")
+CODE_SUFFIXES = JVM_SUFFIXES + DOTNET_SUFFIXES + BINDING_SUFFIXES
+
+#: ``'key': value`` / ``"key" => value`` in a dict, map or hash literal of a binding's configuration.
+_DICT_ITEM = re.compile(r"""(?P<q>['"])(?P<key>[a-z][a-z0-9_.\-]*)(?P=q)\s*(?::|=>)\s*(?P<value>[^,\n}\]]+?)\s*(?=[,\n}\]])""")
+_BINDING_LITERALS = {"True": "true", "False": "false", "true": "true", "false": "false"}
 
 #: ``put(XConfig.NAME_CONFIG, value)`` / ``put("name", value)`` / ``setProperty(...)``; Kotlin's ``props[...] = v``.
 _JVM_PUT = re.compile(
@@ -50,6 +62,10 @@ def code_dialect(text: str, suffix: str) -> str | None:
         return "java"
     if suffix in DOTNET_SUFFIXES and "Confluent.Kafka" in text and _DOTNET_SET.search(text):
         return "librdkafka"
+    if suffix in BINDING_SUFFIXES:
+        keys = {m["key"] for m in _DICT_ITEM.finditer(text)} & kafka_keys()
+        if len(keys) >= 2 and keys & _CLIENT_MARKS:
+            return "librdkafka"
     return None
 
 
@@ -68,6 +84,15 @@ def parse_code_config(text: str, suffix: str) -> list[Entry]:
             value = _dotnet_value(key, m["value"])
             if value is not None:
                 out.append(_entry(text, m, key, value))
+    elif suffix in BINDING_SUFFIXES:
+        known = kafka_keys()
+        for m in _DICT_ITEM.finditer(text):
+            if m["key"] not in known:
+                continue
+            raw = m["value"].strip()
+            value = _BINDING_LITERALS.get(raw) or _literal(m["key"], raw.replace("'", '"') if raw[:1] == "'" else raw)
+            if value is not None:
+                out.append(_entry(text, m, m["key"], value))
     return out
 
 

@@ -134,10 +134,10 @@ def read_input(
 
 def _client_code(display: str, head: bytes) -> bool:
     """Application code (by its name) that sets Kafka client properties in literals."""
-    from kafkadiag.lint.codeconf import DOTNET_SUFFIXES, JVM_SUFFIXES, code_dialect
+    from kafkadiag.lint.codeconf import CODE_SUFFIXES, code_dialect
 
     suffix = os.path.splitext(display)[1].lower()
-    if suffix not in JVM_SUFFIXES + DOTNET_SUFFIXES:
+    if suffix not in CODE_SUFFIXES:
         return False
     return code_dialect(head.decode("utf-8", "replace"), suffix) is not None
 

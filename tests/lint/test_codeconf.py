@@ -59,3 +59,32 @@ def test_analyze_reads_client_code_as_a_config(tmp_path) -> None:
     path.write_text(DOTNET)
     out = subprocess.run([sys.executable, "-m", "kafkadiag.cli", "analyze", str(path)], capture_output=True, text=True)
     assert "config/code" in out.stdout and "PRD002" in out.stdout
+
+
+PYTHON = """from confluent_kafka import Producer
+producer = Producer({
+    'bootstrap.servers': brokers,
+    'enable.idempotence': True,
+    'acks': 1,
+    'transactional.id': str(uuid.uuid4()),
+    'on_delivery': report,
+})
+"""
+
+
+def test_binding_config_dicts_in_python_and_go() -> None:
+    assert code_dialect(PYTHON, ".py") == "librdkafka"
+    assert {e.key: e.value for e in parse_code_config(PYTHON, ".py")} == {
+        "enable.idempotence": "true", "acks": "1", "transactional.id": "str(uuid.uuid4())"}
+    go = 'cfg := &kafka.ConfigMap{"bootstrap.servers": broker, "enable.idempotence": true, "acks": "1"}'
+    assert {e.key: e.value for e in parse_code_config(go, ".go")} == {"enable.idempotence": "true", "acks": "1"}
+
+
+def test_a_dict_that_is_not_a_client_config_is_not_read() -> None:
+    assert code_dialect("settings = {'debug': True, 'log_level': 3}", ".py") is None  # no client key
+    assert code_dialect("x = {'acks': 1}", ".py") is None  # one key is not a configuration
+
+
+def test_idempotence_with_acks_1_in_python_fails_the_lint(lint, write) -> None:
+    folder = write({"producer.py": PYTHON})
+    assert "PRD002" in lint(["producer.py", "--format", "json", "--isolated"], cwd=folder).rules()

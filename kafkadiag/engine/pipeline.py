@@ -116,9 +116,10 @@ def apply_rules(
         from ..lint.run import check_files
 
         # Errors only: a config that breaks transactions belongs in the diagnosis; best-practice
-        # warnings (replication factor below 3 on a development broker) are `kafkadiag lint`'s job.
-        findings += [f for f in check_files(collected.configs, [r for r in rules if r.table == "configs"])[0]
-                     if f.severity == "error"]
+        # warnings (replication factor below 3 on a development broker) are `kafkadiag lint`'s job,
+        # and so are plaintext credentials (SEC): analyze masks them, they break no transaction.
+        config_rules = [r for r in rules if r.table == "configs" and r.prefix != "SEC"]
+        findings += [f for f in check_files(collected.configs, config_rules)[0] if f.severity == "error"]
     return findings
 
 

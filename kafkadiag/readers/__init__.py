@@ -20,7 +20,7 @@ from kafkadiag.inputs import (InputSpec, InputStream, Replay, expand_inputs, in_
                               real_path)
 from kafkadiag.readers.base import InputReport, ReadContext, ReadOptions, counted
 from kafkadiag.readers import logs as _logs  # noqa: F401  (registers the log detector)
-from kafkadiag.readers.configs import read_config_input
+from kafkadiag.readers.configs import read_config_input, read_fenced_configs
 from kafkadiag.readers.dumplog import read_dump
 from kafkadiag.readers.paste import LineView
 from kafkadiag.readers.route import plan
@@ -41,7 +41,8 @@ def read_logs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, pd.Data
 
 
 #: Kind prefix (text before the first ``/``) -> reader.
-READERS: dict[str, Reader] = {"dump-log": read_dump, "log": read_logs, "config": read_config_input}  # type: ignore[dict-item]
+READERS: dict[str, Reader] = {"dump-log": read_dump, "log": read_logs, "config": read_config_input,
+                              "fenced-config": read_fenced_configs}  # type: ignore[dict-item]
 
 
 def register_reader(prefix: str, reader: Reader) -> None:

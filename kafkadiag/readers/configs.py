@@ -88,6 +88,51 @@ def read_config_input(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str,
     return iter(())
 
 
+#: The lines that open or close a code block, and shell lines that wrap a pasted file (a heredoc).
+_FENCE_LINE = re.compile(r"^[ \t]*(?:```|~~~|----[ \t]*$)")
+_WRAPPER_LINE = re.compile(r"^[ \t]*(?:(?:cat|tee)\b.*<<-?[ \t]*['\"]?\w+['\"]?.*|EOF)[ \t]*$")
+
+
+def read_fenced_configs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, object]]:
+    """The configurations pasted as code blocks in a text the log reader reads (an issue, a note).
+
+    Each block is judged alone, as a whole file would be (``detect_config``): a block of log lines
+    is none. A block that is a configuration is read with every other line of the text left blank,
+    so its settings keep their line numbers in the user's file.
+    """
+    data = stream.read(MAX_CONFIG_BYTES + 1)
+    if len(data) > MAX_CONFIG_BYTES:
+        return iter(())
+    lines = (data.decode("utf-8") if _utf8(data) else data.decode("latin-1")).split("\n")
+    ctx.report.lines = len(lines)
+    for start, end in _blocks(lines):
+        body = ["" if _WRAPPER_LINE.match(line) else line for line in lines[start:end]]
+        block = "\n".join(body) + "\n"
+        if not block.strip() or detect_config(block.encode("utf-8")) is None:
+            continue
+        parsed = parse_config("\n" * start + block, ctx.path)
+        if parsed is None:
+            continue
+        units, kind = parsed
+        ctx.saw_kind(f"config/{kind}")
+        ctx.report.events += len({id(e) for u in units for e in u.entries})
+        ctx.configs.extend(units)
+    return iter(())
+
+
+def _blocks(lines: list[str]) -> Iterator[tuple[int, int]]:
+    """(first line, end) of the body of every closed code block, 0-based."""
+    opened = -1
+    for i, line in enumerate(lines):
+        if not _FENCE_LINE.match(line):
+            continue
+        if opened < 0:
+            opened = i
+        else:
+            yield opened + 1, i
+            opened = -1
+
+
 def _utf8(data: bytes) -> bool:
     try:
         data.decode("utf-8")

@@ -10,6 +10,7 @@ dumps keep their fast path and their parallel ranges.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,10 @@ from kafkadiag.readers.paste import LineMap, dump_in_head, dump_view_line, is_du
 DUMP = "dump-log"
 LOG = "log"
 CONFIG = "config"
+FENCED = "fenced-config"  # configuration blocks inside a pasted text (``configs.read_fenced_configs``)
+
+#: A code fence (Markdown ``` or ~~~, AsciiDoc ----) at the start of a line, quoted or not.
+_FENCE = re.compile(rb"(?m)^[ \t>]*(?:```|~~~|----[ \t]*\r?$)")
 
 
 @dataclass(frozen=True)
@@ -37,7 +42,8 @@ def plan(kind: str, head: bytes) -> list[Pass]:
     p = profile(head)
     dump = prefix == DUMP or dump_in_head(p)
     if not dump:
-        return [Pass(LOG)]
+        # Text that holds code blocks may hold a pasted configuration among its logs.
+        return [Pass(LOG), Pass(FENCED)] if _FENCE.search(head) else [Pass(LOG)]
     other = _other_evidence(head) if p.other_lines else 0
     if prefix == DUMP and (not p.strong_dump or not p.repaired_dump and not other):
         return [Pass(DUMP)]  # a clean dump, or the dump tool's own messages

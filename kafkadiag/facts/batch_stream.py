@@ -123,7 +123,6 @@ class BatchStream:
         self._keys = keys
         self._carry = KeyTable(keys, "carry", _Carry)
         self._seq_carry = KeyTable(keys, "seq", _SeqCarry)
-        self._first_tx = KeyTable(keys, "first_tx", _pair)
         self._first_seq = KeyTable(keys, "first_seq", _SeqFirst)
         self._second_seq = KeyTable(keys, "second_seq", _SeqFirst)
 
@@ -462,18 +461,15 @@ class BatchStream:
             ~theirs.column("first_tx", "was_control")[firsts]
             & (theirs.column("first_tx", "epoch")[firsts] != mine.column("carry", "epoch")[here]))
         shifts = np.where(carried, mine.column("carry", "ordinal")[here] + starts_new, 0)
-        shift_of_row = np.zeros(theirs.size, dtype=np.int64)
+        shift_of_row = np.zeros(theirs.size + 1, dtype=np.int64)  # the last: keys with no row, shifted by 0
         shift_of_row[firsts] = shifts
-        shift = dict(zip(zip(theirs.tp(firsts).tolist(), theirs.pid(firsts).tolist()), shifts.tolist()))
         for part in later._partials:
             keep = np.isin(part["tp"], wanted)
             if not keep.any():
                 continue
             tp = part["tp"][keep].astype(np.int64)
             pids = part["producer_id"][keep]
-            offsets = np.fromiter(
-                (shift.get(k, 0) for k in zip(tp.tolist(), pids.tolist())), dtype=np.int64, count=len(tp)
-            )
+            offsets = shift_of_row[theirs.rows(tp, pids, make=False)]
             moved = {name: values[keep] for name, values in part.items()}
             moved["tp"] = code[tp].astype(np.int32)
             moved["ordinal"] = moved["ordinal"] + offsets
@@ -714,11 +710,6 @@ def _put_first(keys: KeyState, table: str, rows: np.ndarray, d: dict[str, np.nda
     keys.put(table, rows, epoch=d["producer_epoch"][at], base_sequence=d["base_sequence"][at],
              last_sequence=d["last_sequence"][at], base_offset=d["base_offset"][at], last_offset=d["last_offset"][at],
              time=d["timestamp"][at], file_id=d["file_id"][at], line=d["line"][at], byte=d["byte"][at])
-
-
-def _pair(was_control: bool, epoch: int) -> tuple[bool, int]:
-    """A key's first transactional batch, as ``merge`` reads it: (control batch?, epoch)."""
-    return bool(was_control), int(epoch)
 
 
 def _concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -5,8 +5,8 @@ epoch, whether it ended with a marker) and its last data batch's sequence; a str
 one may join also keeps each producer's first transactional batch and first two data batches.
 Held as one object per key and table, that was about 1.6 KB per key: 65 MB for 40,000 producer
 partitions, in every range reader. Here every table is a set of columns over one shared index of
-keys (about 400 bytes a key), written and read a chunk's keys at a time; the few places that
-take one key at a time (joining streams) see records as before.
+keys (about 400 bytes a key), written and read a chunk's keys at a time; the check of sequences
+at a join, which goes one key at a time, reads records.
 """
 
 from __future__ import annotations
@@ -39,11 +39,11 @@ class KeyState:
         self._has: dict[str, np.ndarray] = {}
 
     # -- rows ---------------------------------------------------------------------------------
-    def rows(self, tps: np.ndarray, pids: np.ndarray) -> np.ndarray:
-        """The row of each key, made for the keys not seen before."""
+    def rows(self, tps: np.ndarray, pids: np.ndarray, make: bool = True) -> np.ndarray:
+        """The row of each key, made for the keys not seen before (-1 for them when not ``make``)."""
         get, index = self._index.get, self._index
         found = np.fromiter((get(k, -1) for k in zip(tps.tolist(), pids.tolist())), dtype=np.int64, count=len(tps))
-        missing = np.flatnonzero(found < 0)
+        missing = np.flatnonzero(found < 0) if make else ()
         if len(missing):
             self._reserve(self.size + len(missing))
             for i in missing.tolist():
@@ -55,9 +55,6 @@ class KeyState:
                     self.size += 1
                 found[i] = row
         return found
-
-    def row(self, key: tuple[int, int]) -> int:
-        return int(self.rows(np.array([key[0]], dtype=np.int64), np.array([key[1]], dtype=np.int64))[0])
 
     def find(self, key: tuple[int, int]) -> int:
         """The key's row, -1 when it has none."""
@@ -153,29 +150,11 @@ class KeyState:
 
 
 class KeyTable:
-    """One table of a ``KeyState`` seen as a mapping from key to record (the joins' one-key-at-a-time view)."""
+    """One table of a ``KeyState`` read as records (the join's one-key-at-a-time check, a test's view)."""
 
     def __init__(self, state: KeyState, name: str, record: Callable[..., Any]) -> None:
         self.state, self.name, self.record = state, name, record
         self.fields = [field for field, _ in TABLES[name]]
-
-    def _at(self, row: int) -> Any:
-        cols = self.state._cols[self.name]
-        return self.record(*(cols[f][row].item() for f in self.fields))
-
-    def get(self, key: tuple[int, int], default: Any = None) -> Any:
-        row = self.state.find(key)
-        if row < 0 or not self.state._has.get(self.name, _NONE)[row:row + 1].any():
-            return default
-        return self._at(row)
-
-    def __contains__(self, key: tuple[int, int]) -> bool:
-        return self.get(key) is not None
-
-    def __setitem__(self, key: tuple[int, int], value: Any) -> None:
-        row = np.array([self.state.row(key)], dtype=np.int64)
-        values = value if isinstance(value, tuple) else tuple(getattr(value, f) for f in self.fields)
-        self.state.put(self.name, row, **{f: np.array([v]) for f, v in zip(self.fields, values)})
 
     def records(self, rows: np.ndarray, missing: Any = None) -> list[Any]:
         """The records at ``rows``, ``missing`` where the table holds none."""
@@ -185,15 +164,9 @@ class KeyTable:
         return [self.record(*v) if h else missing for v, h in zip(values, held)]
 
     def items(self) -> Iterator[tuple[tuple[int, int], Any]]:
-        for key, row in self.state.keys(self.name):
-            yield key, self._at(row)
-
-    def __len__(self) -> int:
-        held = self.state._has.get(self.name)
-        return 0 if held is None else int(held[: self.state.size].sum())
-
-
-_NONE = np.zeros(0, dtype=bool)
+        keys = list(self.state.keys(self.name))
+        rows = np.array([row for _, row in keys], dtype=np.int64)
+        return zip((key for key, _ in keys), self.records(rows))
 
 
 def _grown(values: np.ndarray, capacity: int) -> np.ndarray:

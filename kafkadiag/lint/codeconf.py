@@ -69,6 +69,11 @@ def code_dialect(text: str, suffix: str) -> str | None:
     return None
 
 
+def dialect_of(suffix: str) -> str:
+    """The dialect of code ``code_dialect`` already recognised: only JVM code is Java's."""
+    return "java" if suffix in JVM_SUFFIXES else "librdkafka"
+
+
 def parse_code_config(text: str, suffix: str) -> list[Entry]:
     """The literal client settings of the code, in file order (the last of a key wins, as in a file)."""
     out: list[Entry] = []

@@ -29,17 +29,25 @@ def detect_config(head: bytes) -> tuple[int, str] | None:
     text = head.decode("utf-8", "replace")
     if len(head) >= sniff.HEAD_BYTES:
         text = text[: text.rfind("\n") + 1]  # the head may end mid-line
-    lines = [ln for ln in (s.rstrip() for s in text.splitlines()) if ln.strip() and not ln.lstrip().startswith(_COMMENT)]
-    if not lines or any(_LOGGISH.match(ln) for ln in lines[:200]):
-        return None
-    parsed = parse_config(text, "input")
+    parsed = _settings_of(text, "input")
     if parsed is None:
         return None
     units, kind = parsed
-    cfg = units[0]
-    if cfg.fmt == "properties" and sum(1 for ln in lines if _PROPERTY.match(ln.lstrip())) < 0.8 * len(lines):
-        return None  # prose or a log that happens to hold a few `key=value` lines
     return max(1, sum(len(u.entries) for u in units)), f"config/{kind}"
+
+
+def _settings_of(text: str, shown: str):
+    """``parse_config`` of a text that is wholly a configuration: no log line, and when read as
+    properties, (nearly) every line a setting."""
+    lines = [ln for ln in (s.rstrip() for s in text.splitlines()) if ln.strip() and not ln.lstrip().startswith(_COMMENT)]
+    if not lines or any(_LOGGISH.match(ln) for ln in lines[:200]):
+        return None
+    parsed = parse_config(text, shown)
+    if parsed is None:
+        return None
+    if parsed[0][0].fmt == "properties" and sum(1 for ln in lines if _PROPERTY.match(ln.lstrip())) < 0.8 * len(lines):
+        return None  # prose or a log that happens to hold a few `key=value` lines
+    return parsed
 
 
 def parse_config(text: str, shown: str):
@@ -96,7 +104,7 @@ _WRAPPER_LINE = re.compile(r"^[ \t]*(?:(?:cat|tee)\b.*<<-?[ \t]*['\"]?\w+['\"]?.
 def read_fenced_configs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[str, object]]:
     """The configurations pasted as code blocks in a text the log reader reads (an issue, a note).
 
-    Each block is judged alone, as a whole file would be (``detect_config``): a block of log lines
+    Each block is judged alone, as a whole file would be (``_settings_of``): a block of log lines
     is none. A block that is a configuration is read with every other line of the text left blank,
     so its settings keep their line numbers in the user's file.
     """
@@ -108,9 +116,9 @@ def read_fenced_configs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[st
     for start, end in _blocks(lines):
         body = ["" if _WRAPPER_LINE.match(line) else line for line in lines[start:end]]
         block = "\n".join(body) + "\n"
-        if not block.strip() or detect_config(block.encode("utf-8")) is None:
+        if not block.strip() or sniff.dump_at_a_glance(block.encode("utf-8")):
             continue
-        parsed = parse_config("\n" * start + block, ctx.path)
+        parsed = _settings_of("\n" * start + block, ctx.path)
         if parsed is None:
             continue
         units, kind = parsed

@@ -34,15 +34,14 @@ def test_rows_grow_past_their_first_capacity() -> None:
     assert state.column("first_tx", "epoch")[rows].tolist() == list(range(1000))
 
 
-def test_the_mapping_view_reads_and_writes_records() -> None:
+def test_the_record_view_reads_what_the_table_holds() -> None:
     state = KeyState()
     pairs = KeyTable(state, "first_tx", lambda ctrl, epoch: (bool(ctrl), int(epoch)))
-    pairs[(2, 11)] = (True, 3)
-    assert pairs.get((2, 11)) == (True, 3) and (2, 11) in pairs and (2, 12) not in pairs
-    assert pairs.get((9, 9), "none") == "none" and len(pairs) == 1
-    assert list(pairs.items()) == [((2, 11), (True, 3))]
     rows = state.rows(*_arrays([(2, 11), (5, 5)]))
+    state.put("first_tx", rows[:1], was_control=np.array([True]), epoch=np.array([3]))
     assert pairs.records(rows) == [(True, 3), None]
+    assert list(pairs.items()) == [((2, 11), (True, 3))]
+    assert state.rows(*_arrays([(2, 11), (9, 9)]), make=False).tolist() == [0, -1] and state.size == 2
 
 
 def test_one_partition_alone_and_a_pickled_copy_hold_the_same() -> None:

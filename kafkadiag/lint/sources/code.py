@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from ..codeconf import code_dialect
+from ..codeconf import dialect_of
 from ..model import ConfigFile
 from .base import derive
 
@@ -12,9 +12,10 @@ from .base import derive
 def read_code(cfg: ConfigFile) -> list[ConfigFile] | None:
     """The code's client settings as one config (Java's or librdkafka's), or None when the file is not code."""
     if cfg.fmt != "code":
-        return None
-    dialect = code_dialect(cfg.text, os.path.splitext(cfg.path)[1].lower())
-    if dialect is None or not cfg.entries:
+        return None  # ``load.sniff_format`` names code it recognised "code"
+    if not cfg.entries:
         return []
-    source = "Java client code" if dialect == "java" else ".NET client code"
+    suffix = os.path.splitext(cfg.path)[1].lower()
+    dialect = dialect_of(suffix)
+    source = "Java client code" if dialect == "java" else ".NET client code" if suffix == ".cs" else "librdkafka binding code"
     return [derive(cfg, dialect, list(cfg.entries), source)]

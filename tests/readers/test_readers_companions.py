@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import read_text
+from dump_reading import read_text
 
 SNAP = "Dumping /k/orders-2/00000000000000000912.snapshot\n"
 

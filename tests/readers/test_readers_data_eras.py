@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from conftest import read_text
+from dump_reading import read_text
 from dumplog_gen import ERAS, PIPE_ERAS, dump_text, make_batches
 
 EXPECTED_ERA = {

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from conftest import assert_same_reads, read_text, with_odd_lines
+from dump_reading import assert_same_reads, read_text, with_odd_lines
 from dumplog_gen import dump_text, make_batches
 from kafkadiag.readers import dumplog
 

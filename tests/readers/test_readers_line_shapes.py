@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import FIXTURES, read_text
+from dump_reading import FIXTURES, read_text
 from kafkadiag.readers.dumplog_lines import parse_record, split_content
 
 V2_22 = (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from conftest import read_text
+from dump_reading import read_text
 from dumplog_gen import dump_text, make_batches
 
 BATCH = (

@@ -6,7 +6,7 @@ import os
 
 import pandas as pd
 
-from conftest import FIXTURES
+from dump_reading import FIXTURES
 from dumplog_gen import dump_text, make_batches
 from kafkadiag.readers import EventStream, ReadOptions
 from kafkadiag.readers import sniff as sniff_mod

@@ -6,7 +6,7 @@ import struct
 
 import pytest
 
-from conftest import read_text
+from dump_reading import read_text
 from kafkadiag.readers.txnlog_decode import decode_raw, join_partitions, raw_value
 
 HEADER = "Dumping /k/__transaction_state-30/00000000000000000000.log\n"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import assert_same_reads, with_odd_lines
+from dump_reading import assert_same_reads, with_odd_lines
 from kafkadiag.readers import dumplog, dumplog_fast, txnlog_fast
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -100,9 +100,24 @@ class Recommendation:
     config: str
     value: str
     reason: str
+    #: The key as the finding's own file must spell it, where that differs from Kafka's name
+    #: (``properties.transaction.timeout.ms`` in a Flink table, ``KAFKA_…`` in a compose file).
+    written: str = ""
+    #: The file (and part of it) the change goes in, when the finding comes from a config file.
+    where: str = ""
+
+    @property
+    def key(self) -> str:
+        """What the user types: the file's spelling when known, else Kafka's name."""
+        return self.written or self.config
 
     def to_json(self) -> dict:
-        return {"side": self.side, "config": self.config, "value": self.value, "reason": self.reason}
+        doc = {"side": self.side, "config": self.config, "value": self.value, "reason": self.reason}
+        if self.written:
+            doc["key_in_file"] = self.written
+        if self.where:
+            doc["file"] = self.where
+        return doc
 
 
 @dataclass(slots=True)

@@ -71,6 +71,10 @@ class Row:
             return self.cfg.writer(side, inner) if inner else None
         return self._inner_key(side, key)
 
+    def spelled_key(self, side: str, key: str) -> str | None:
+        """How this row's file writes ``key`` on ``side``, also where ``--fix`` cannot add it (a SQL table)."""
+        return self.write_key(side, key) or self._inner_key(side, key)
+
     def _inner_key(self, side: str, key: str) -> str | None:
         """The key as this row's dialect spells it (before a source puts it in its place)."""
         if self.dialect == "spring":

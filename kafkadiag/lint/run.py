@@ -13,7 +13,7 @@ import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..findings import Evidence, Finding, Location
+from ..findings import Evidence, Finding, Location, Recommendation
 from ..ruleset import load_rules, select_rules
 from ..ruleset.evaluate import evaluate
 from ..ruleset.model import Rule
@@ -25,7 +25,7 @@ from .discover import discover
 from .facts import Facts, build_facts
 from .fixes import Plan, plan_fixes
 from .load import InputError, NotAConfig, UnreadableError, read_config
-from .locate import locate
+from .locate import fix_targets, locate
 from .model import ConfigFile
 from .rows import build_rows
 from .settings import Settings
@@ -192,12 +192,24 @@ def _evaluate(rules: list[Rule], facts: Facts) -> tuple[list[Finding], dict[int,
         spot = found.primary
         finding.location = Location(spot.cfg.path, spot.line, spot.column)
         finding.config = finding.recommendations[0].config if finding.recommendations else (spot.key or None)
+        finding.recommendations = [_spelled(rec, row_id, facts) for rec in finding.recommendations]
         finding.evidence = [
             Evidence(s.cfg.path, s.line, s.cfg.shown_line(s.line).strip())
             for s in [spot, *found.related]
             if s.entry is not None or s is spot
         ]
     return findings, row_of
+
+
+def _spelled(rec: Recommendation, row_id: int, facts: Facts) -> Recommendation:
+    """``rec`` with the file it is fixed in and the key as that file spells it (what ``--fix`` writes there)."""
+    targets = fix_targets(facts.rows[row_id], rec.side, rec.config, facts.rows)
+    if not targets:
+        return rec
+    target, entry = targets[0]
+    written = target.spelled_key(rec.side, rec.config) or (entry.key if entry is not None else "")
+    where = target.cfg.path + (f" ({target.section})" if target.section else "")
+    return dataclasses.replace(rec, written="" if written == rec.config else written, where=where)
 
 
 def _filter(findings: list[Finding], rules: list[Rule], files: list[ConfigFile], row_of: dict[int, int]) -> tuple[list[Finding], int]:

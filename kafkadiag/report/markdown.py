@@ -123,7 +123,7 @@ def _finding(f, out: TextIO, level: str = "##") -> None:
                    for line in [f"# {SIDE_FILES.get(side, side)}", *lines]]
         out.write("Fix:\n\n" + block(snippet, "properties"))
         for rec in f.recommendations:
-            out.write(f"- {code(rec.config)}: {prose(rec.reason)}\n")
+            out.write(f"- {code(rec.key)}: {prose(rec.reason)}\n")
         out.write("\n")
     if f.runbook:
         out.write("Runbook:\n\n")

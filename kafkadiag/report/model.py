@@ -50,13 +50,14 @@ def at_or_above(findings: list[Finding], threshold: str) -> list[Finding]:
 
 
 def properties_snippet(recommendations: list[Recommendation]) -> dict[str, list[str]]:
-    """Recommendations as `key=value` lines per side, de-duplicated, highest value kept per key."""
+    """Recommendations as `key=value` lines per side (or per file, for a config file's finding),
+    de-duplicated, highest value kept per key."""
     per_side: dict[str, dict[str, str]] = {}
     for rec in recommendations:
-        side = per_side.setdefault(rec.side, {})
-        old = side.get(rec.config)
+        side = per_side.setdefault(rec.where or rec.side, {})
+        old = side.get(rec.key)
         if old is None or _num(rec.value) > _num(old):
-            side[rec.config] = rec.value
+            side[rec.key] = rec.value
     return {side: [f"{k}={v}" for k, v in sorted(values.items())] for side, values in sorted(per_side.items())}
 
 

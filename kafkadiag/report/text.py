@@ -181,7 +181,7 @@ def _finding(f: Finding) -> Panel:
             for line in lines:
                 parts.append(cell("  " + line))
         for rec in f.recommendations:
-            parts.append(cell(f"  ({rec.config}: {rec.reason})", style="dim"))
+            parts.append(cell(f"  ({rec.key}: {rec.reason})", style="dim"))
     if f.runbook:
         parts.append(Text("Runbook:", style="bold"))
         for i, step in enumerate(f.runbook, 1):
@@ -298,6 +298,6 @@ def _finding_lines(console: Console, f: Finding) -> None:
         for text in lines:
             console.print(cell(f"  fix ({SIDE_FILES.get(side, side)}): {text}"))
     for rec in f.recommendations:
-        console.print(cell(f"  why {rec.config}: {rec.reason}", style="dim"))
+        console.print(cell(f"  why {rec.key}: {rec.reason}", style="dim"))
     for i, step in enumerate(f.runbook, 1):
         console.print(cell(f"  runbook {i}: {step}"))

@@ -68,7 +68,7 @@ def one_fix(f: Finding) -> str:
     if not f.recommendations:
         return ""
     rec = f.recommendations[0]
-    return f"{rec.config}={rec.value} ({rec.side})"
+    return f"{rec.key}={rec.value} ({rec.side})"
 
 
 def by_rule(findings: list[Finding]) -> dict[str, list[Finding]]:

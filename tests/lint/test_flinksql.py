@@ -50,6 +50,12 @@ def test_an_exactly_once_sink_with_flinks_default_timeout_fails_the_lint(lint, w
     flk = [f for f in run.json()["findings"] if f["rule"] == "FLK002"]
     assert len(flk) == 1 and flk[0]["location"]["line"] == 11  # the sink table's transactional id, not the source table
     assert run.code != 0
+    # The fix names the option as the table's WITH clause takes it, and the table it goes in.
+    (rec,) = flk[0]["recommendations"]
+    assert (rec["config"], rec["key_in_file"], rec["value"]) == ("transaction.timeout.ms", "properties.transaction.timeout.ms", "900000")
+    assert rec["file"] == "job.sql (Flink SQL table orders_out)"
+    text = lint(["job.sql", "--format", "markdown", "--isolated"], cwd=folder).out
+    assert "# job.sql (Flink SQL table orders_out)\nproperties.transaction.timeout.ms=900000" in text
 
 
 def test_a_timeout_the_broker_accepts_passes(lint, write) -> None:

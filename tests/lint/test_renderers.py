@@ -50,7 +50,7 @@ def test_github_annotations(lint):
     run = lint([".", "--format", "github"], cwd=CASE)
     (line,) = run.out.splitlines()
     assert line.startswith("::error file=producer.properties,line=4,col=1,title=PRD006 ")
-    assert "%0AFix: transaction.timeout.ms=900000 (producer)" in line
+    assert "%0AFix: transaction.timeout.ms=900000 (producer.properties)" in line
 
 
 def test_github_escaping_and_analyze_findings():

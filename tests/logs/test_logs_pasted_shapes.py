@@ -30,6 +30,11 @@ SHAPES = {
                    "\tat org.apache.kafka.clients.producer.internals.TransactionManager.maybeFailWithError(TransactionManager.java:1010)\n"
                    "Caused by: org.apache.kafka.common.errors.ProducerFencedException: There is a newer producer with the same "
                    "transactionalId which fences the current one.\n", "PRODUCER_FENCED"),
+    # a trace pasted under a Markdown list item: every line indented, the cause as deep as the frames
+    "indented-trace": ("* what the job printed\n\n    org.apache.flink.util.FlinkRuntimeException: Failed to send data to Kafka\n"
+                       "      at org.apache.flink.connector.kafka.sink.KafkaWriter$WriterCallback.throwException(KafkaWriter.java:405)\n"
+                       "      Caused by: org.apache.kafka.common.errors.UnknownProducerIdException: This exception is raised by "
+                       "the broker if it could not locate the producer metadata\n", "UNKNOWN_PRODUCER_ID"),
 }
 
 
@@ -42,3 +47,17 @@ def test_the_error_is_found_whatever_the_shape(tmp_path: Path, shape: str) -> No
     rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
     assert rows and any(error in row.errors.split(",") for row in rows), [(r.line, r.errors) for r in rows]
     assert rows[0].line == 1 and stream.reports[0].evidence
+
+
+def test_a_cause_indented_under_suppressed_stays_out_of_the_chain() -> None:
+    from kafkadiag.readers.logs.stack import parse_trace
+
+    trace = parse_trace([
+        "Caused by: org.apache.kafka.common.errors.TimeoutException: Timeout expired",
+        "\tSuppressed: java.lang.IllegalStateException: closing",
+        "\t\tCaused by: org.apache.kafka.common.errors.ProducerFencedException: fenced",
+        "    Caused by: org.apache.kafka.common.errors.UnknownProducerIdException: gone",
+    ])
+    assert trace.exceptions == ["TimeoutException"]
+    assert parse_trace(["    Caused by: org.apache.kafka.common.errors.UnknownProducerIdException: gone"]).exceptions == [
+        "UnknownProducerIdException"]

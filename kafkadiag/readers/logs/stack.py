@@ -82,7 +82,9 @@ def parse_trace(lines: list[str]) -> Trace:
             in_suppressed = True
             continue
         cause = _CAUSED.match(stripped)
-        if cause and (not indented or stripped.startswith("[cause]")):
+        # Java indents a cause only under ``Suppressed:``; elsewhere an indented one is a paste
+        # that indented the whole trace (a Markdown list, a quote).
+        if cause and (not indented or not in_suppressed or stripped.startswith("[cause]")):
             in_suppressed = False
             header = _EXCEPTION_HEADER.match(cause["rest"])
             if header:

@@ -4,10 +4,14 @@ People paste, and commit, the producer's set-up code rather than a properties fi
 Scala ``props.put(ProducerConfig.ACKS_CONFIG, "all")`` or ``props.put("acks", "all")``, .NET
 ``new ProducerConfig { Acks = Acks.Leader, EnableIdempotence = true }`` (or constants with those
 names), and the configuration dicts of librdkafka's other bindings (Python ``Producer({'acks': 1})``,
-Go ``kafka.ConfigMap{"acks": 1}``, node-rdkafka, Ruby, PHP), whose keys are librdkafka's. Only literal values are read (a string, a number, a boolean, ``Integer.MAX_VALUE``, an
+Go ``kafka.ConfigMap{"acks": 1}``, node-rdkafka, Ruby, PHP), whose keys are librdkafka's. A Flink
+job's ``KafkaSink.builder()`` chain (or a legacy ``FlinkKafkaProducer`` with ``Semantic.EXACTLY_ONCE``)
+and its ``enableCheckpointing(ms)`` make the file a Flink sink's configuration, under the option
+names of Flink's table connector. Only literal values are read (a string, a number or a product
+of numbers such as ``10 * 60 * 1000 + ""``, a boolean, ``Integer.MAX_VALUE``, an
 ``Acks``/``IsolationLevel`` member); a transactional.id is kept as written, expression and all, so
 that an id made at every start (``UUID.randomUUID()``, ``Guid.NewGuid()``) is seen for what it is.
-Entries point at their lines; they are not rewritten by ``--fix``.
+Commented-out code is not read. Entries point at their lines; they are not rewritten by ``--fix``.
 """
 
 from __future__ import annotations
@@ -53,14 +57,34 @@ _DOTNET_SET = re.compile(r"(?<![\w.])(?P<name>" + "|".join(_DOTNET_KEYS) + r")\s
 _DOTNET_ENUMS = {"Acks.All": "all", "Acks.Leader": "1", "Acks.None": "0",
                  "IsolationLevel.ReadCommitted": "read_committed", "IsolationLevel.ReadUncommitted": "read_uncommitted"}
 _NUMBER = re.compile(r"-?\d+(?:_\d+)*[lL]?$")
+#: Integer arithmetic as code writes a duration: ``10 * 60 * 1000``, ``(5 * 60 + 30) * 1000L``.
+_PRODUCT = re.compile(r"[\d_lL\s*+()-]+$")
+#: What turns a number into the string a property takes: ``x + ""``, ``String.valueOf(x)``.
+_AS_STRING = re.compile(r'^(?:String\.valueOf|Integer\.toString|Long\.toString)\((?P<a>.*)\)$|^(?P<b>.*?)\s*\+\s*""$|^""\s*\+\s*(?P<c>.*)$')
+
+#: Flink's DataStream sink: the builder chain, its guarantee and prefix, and checkpointing.
+_FLINK_SINK = re.compile(r"KafkaSink\s*\.\s*(?:<[^>]*>\s*)?builder\s*\(\s*\)")
+_FLINK_LEGACY = re.compile(r"FlinkKafkaProducer\w*\s*\.\s*Semantic\s*\.\s*(?P<value>EXACTLY_ONCE|AT_LEAST_ONCE|NONE)\b")
+_FLINK_CALL = re.compile(
+    r"\.\s*(?P<call>setDeliveryGuarantee|setTransactionalIdPrefix)\s*\(\s*(?P<args>[^;]*?)\)\s*(?=[.;\s])")
+_FLINK_BUILD = re.compile(r"\.\s*build\s*\(\s*\)\s*;")
+_CHECKPOINTING = re.compile(
+    r"\.\s*(?P<call>enableCheckpointing|setCheckpointInterval|setCheckpointTimeout)\s*\(\s*(?P<value>[^,;)]+(?:\([^)]*\))?)")
+_CHECKPOINT_KEYS = {"enableCheckpointing": "execution.checkpointing.interval",
+                    "setCheckpointInterval": "execution.checkpointing.interval",
+                    "setCheckpointTimeout": "execution.checkpointing.timeout"}
+#: Keys only a Flink sink's configuration has: the file is Flink's when it has one.
+FLINK_MARKS = ("sink.", "execution.checkpointing.")
 _STRING = re.compile(r'"((?:[^"\\]|\\.)*)"$')
 
 
 def code_dialect(text: str, suffix: str) -> str | None:
-    """``java`` or ``librdkafka`` for code that sets client properties, None otherwise."""
-    if suffix in JVM_SUFFIXES and any(m["const"] or m["key"] for m in _JVM_PUT.finditer(text)):
-        return "java"
-    if suffix in DOTNET_SUFFIXES and "Confluent.Kafka" in text and _DOTNET_SET.search(text):
+    """``java`` or ``librdkafka`` for code that sets client properties (or builds a Flink sink), None otherwise."""
+    if suffix in JVM_SUFFIXES:
+        code = without_comments(text)
+        if any(m["const"] or m["key"] for m in _JVM_PUT.finditer(code)) or _FLINK_SINK.search(code) or _FLINK_LEGACY.search(code):
+            return "java"
+    if suffix in DOTNET_SUFFIXES and "Confluent.Kafka" in text and _DOTNET_SET.search(without_comments(text)):
         return "librdkafka"
     if suffix in BINDING_SUFFIXES:
         keys = {m["key"] for m in _DICT_ITEM.finditer(text)} & kafka_keys()
@@ -69,22 +93,56 @@ def code_dialect(text: str, suffix: str) -> str | None:
     return None
 
 
-def dialect_of(suffix: str) -> str:
-    """The dialect of code ``code_dialect`` already recognised: only JVM code is Java's."""
-    return "java" if suffix in JVM_SUFFIXES else "librdkafka"
+def dialect_of(suffix: str, keys: list[str] | None = None) -> str:
+    """The dialect of code ``code_dialect`` already recognised: JVM code is Java's, or Flink's when
+    ``keys`` (what ``parse_code_config`` read) include a sink's options."""
+    if suffix not in JVM_SUFFIXES:
+        return "librdkafka"
+    return "flink" if any(k.startswith(FLINK_MARKS) for k in keys or ()) else "java"
+
+
+def without_comments(text: str) -> str:
+    """C-family code with its ``//`` and ``/* */`` comments blanked (newlines kept, so offsets and
+    lines stay); string and character literals are left alone, so a URL's ``//`` is not a comment."""
+    out = list(text)
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c in "\"'":
+            j = i + 1
+            while j < n and text[j] != c and text[j] != "\n":
+                j += 2 if text[j] == "\\" else 1
+            i = j + 1
+        elif c == "/" and text.startswith("//", i):
+            j = text.find("\n", i)
+            j = n if j < 0 else j
+            out[i:j] = " " * (j - i)
+            i = j
+        elif c == "/" and text.startswith("/*", i):
+            j = text.find("*/", i + 2)
+            j = n if j < 0 else j + 2
+            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
+            i = j
+        else:
+            i += 1
+    return "".join(out)
 
 
 def parse_code_config(text: str, suffix: str) -> list[Entry]:
     """The literal client settings of the code, in file order (the last of a key wins, as in a file)."""
     out: list[Entry] = []
     if suffix in JVM_SUFFIXES:
-        for m in _JVM_PUT.finditer(text):
-            key = m["key"] or _JVM_KEYS.get(m["const"] or "", (m["const"] or "").lower().replace("_", "."))
+        code = without_comments(text)
+        for m in _JVM_PUT.finditer(code):
+            key = _jvm_key(m)
             value = _jvm_value(key, m["value"])
             if value is not None:
-                out.append(_entry(text, m, key, value))
+                out.append(_entry(code, m, key, value))
+        flink = _flink_sink(code)
+        if flink:
+            out = sorted(out + flink, key=lambda e: (e.line, e.column or 0))
     elif suffix in DOTNET_SUFFIXES:
-        for m in _DOTNET_SET.finditer(text):
+        for m in _DOTNET_SET.finditer(without_comments(text)):
             key = _DOTNET_KEYS[m["name"]]
             value = _dotnet_value(key, m["value"])
             if value is not None:
@@ -101,6 +159,10 @@ def parse_code_config(text: str, suffix: str) -> list[Entry]:
     return out
 
 
+def _jvm_key(m: re.Match) -> str:
+    return m["key"] or _JVM_KEYS.get(m["const"] or "", (m["const"] or "").lower().replace("_", "."))
+
+
 def _jvm_value(key: str, raw: str) -> str | None:
     raw = raw.strip()
     if raw in _JVM_VALUES:
@@ -108,7 +170,48 @@ def _jvm_value(key: str, raw: str) -> str | None:
     guarantee = _GUARANTEE.search(raw)
     if guarantee:
         return guarantee.group(1).lower()
-    return _literal(key, raw)
+    value = _literal(key, raw)
+    return value if value is not None else _number(raw)
+
+
+def _number(raw: str) -> str | None:
+    """The value of integer arithmetic, also turned into a string (``10 * 60 * 1000 + ""``); None otherwise."""
+    s = _AS_STRING.match(raw.strip())
+    if s:
+        raw = s["a"] or s["b"] or s["c"] or ""
+    raw = raw.strip()
+    if not raw or not _PRODUCT.match(raw) or not any(ch.isdigit() for ch in raw):
+        return None
+    expr = re.sub(r"(?<=\d)[lL]\b", "", raw).replace("_", "")
+    if re.search(r"\d\s+\d", expr):
+        return None
+    try:
+        value = eval(compile(expr, "<code>", "eval"), {"__builtins__": {}}, {})  # digits, + - * ( ) only
+    except (SyntaxError, TypeError, ValueError, ZeroDivisionError):
+        return None
+    return str(value) if isinstance(value, int) else None
+
+
+def _flink_sink(code: str) -> list[Entry]:
+    """A Flink sink's options from its builder chain (or legacy producer) and the job's checkpointing."""
+    out: list[Entry] = []
+    for start in _FLINK_SINK.finditer(code):
+        end = _FLINK_BUILD.search(code, start.end())
+        stop = end.end() if end else len(code)
+        for m in _FLINK_CALL.finditer(code, start.end(), stop):
+            args = m["args"].strip()
+            if m["call"] == "setDeliveryGuarantee":
+                out.append(_entry(code, m, "sink.delivery-guarantee", args.rsplit(".", 1)[-1].lower().replace("_", "-")))
+            else:  # its setProperty calls are read with every other put of the file
+                out.append(_entry(code, m, "sink.transactional-id-prefix", _literal("transactional.id", args) or args))
+    for m in _FLINK_LEGACY.finditer(code):
+        out.append(_entry(code, m, "sink.semantic", m["value"].lower().replace("_", "-")))
+    if out:
+        for m in _CHECKPOINTING.finditer(code):
+            value = _number(m["value"])
+            if value is not None:
+                out.append(_entry(code, m, _CHECKPOINT_KEYS[m["call"]], value))
+    return out
 
 
 def _dotnet_value(key: str, raw: str) -> str | None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kafkadiag.lint.codeconf import code_dialect, parse_code_config
+from kafkadiag.lint.codeconf import code_dialect, dialect_of, parse_code_config, without_comments
 
 JAVA = """
 Properties props = new Properties();
@@ -88,3 +88,52 @@ def test_a_dict_that_is_not_a_client_config_is_not_read() -> None:
 def test_idempotence_with_acks_1_in_python_fails_the_lint(lint, write) -> None:
     folder = write({"producer.py": PYTHON})
     assert "PRD002" in lint(["producer.py", "--format", "json", "--isolated"], cwd=folder).rules()
+
+
+FLINK_SINK = """
+env.enableCheckpointing(2000, CheckpointingMode.EXACTLY_ONCE);
+KafkaSink<String> sink = KafkaSink.<String>builder()
+        .setBootstrapServers("PLAINTEXT://broker:9092") // a URL's // is no comment
+        .setRecordSerializer(KafkaRecordSerializationSchema.<String>builder()
+                .setTopic("orders")
+                .build())
+        .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+        .setTransactionalIdPrefix("orders-")
+{timeout}        .build();
+"""
+
+
+def test_a_flink_sink_builder_is_a_flink_sink_config() -> None:
+    text = FLINK_SINK.replace("{timeout}", '        .setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 10 * 60 * 1000 + "")\n')
+    values = {e.key: e.value for e in parse_code_config(text, ".java")}
+    assert values == {"execution.checkpointing.interval": "2000", "sink.delivery-guarantee": "exactly-once",
+                      "sink.transactional-id-prefix": "orders-", "transaction.timeout.ms": "600000"}
+    assert code_dialect(text, ".java") == "java" and dialect_of(".java", list(values)) == "flink"
+
+
+def test_a_commented_out_timeout_leaves_flinks_one_hour_default(lint, write) -> None:
+    text = FLINK_SINK.replace("{timeout}", '//        .setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600000)\n'
+                              '        /* .setProperty("transaction.timeout.ms", "600000") */\n')
+    assert "transaction.timeout.ms" not in {e.key for e in parse_code_config(text, ".java")}
+    folder = write({"Job.java": text})
+    run = lint(["Job.java", "--format", "json", "--isolated"], cwd=folder)
+    assert run.rules() == {"FLK002"}
+    folder = write({"Job.java": text.replace("//        .setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600000)",
+                                             "        .setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600000)")})
+    assert lint(["Job.java", "--format", "json", "--isolated"], cwd=folder).rules() == set()
+
+
+def test_a_legacy_exactly_once_producer_is_a_flink_sink() -> None:
+    text = ('props.put("transaction.timeout.ms", String.valueOf(5 * 60_000));\n'
+            'new FlinkKafkaProducer011<>("out", schema, props, FlinkKafkaProducer011.Semantic.EXACTLY_ONCE);\n'
+            "env.enableCheckpointing(5000);\n")
+    values = {e.key: e.value for e in parse_code_config(text, ".java")}
+    assert values == {"transaction.timeout.ms": "300000", "sink.semantic": "exactly-once",
+                      "execution.checkpointing.interval": "5000"}
+
+
+def test_comments_are_blanked_but_strings_and_lines_kept() -> None:
+    code = 'a("http://x"); // b\n/* c\n d */ e("it\'s");\n'
+    blank = without_comments(code)
+    assert len(blank) == len(code) and blank.count("\n") == code.count("\n")
+    assert 'a("http://x");' in blank and "b" not in blank and "c" not in blank and 'e("it\'s")' in blank

@@ -16,6 +16,7 @@ def read_code(cfg: ConfigFile) -> list[ConfigFile] | None:
     if not cfg.entries:
         return []
     suffix = os.path.splitext(cfg.path)[1].lower()
-    dialect = dialect_of(suffix)
-    source = "Java client code" if dialect == "java" else ".NET client code" if suffix == ".cs" else "librdkafka binding code"
+    dialect = dialect_of(suffix, [e.key for e in cfg.entries])
+    source = {"java": "Java client code", "flink": "Flink Kafka sink code"}.get(dialect) or (
+        ".NET client code" if suffix == ".cs" else "librdkafka binding code")
     return [derive(cfg, dialect, list(cfg.entries), source)]

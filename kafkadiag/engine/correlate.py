@@ -162,9 +162,36 @@ def link_causes(findings: list[Finding]) -> None:
                 effect.caused_by.append(cause.id)
 
 
+#: Categories a transactional producer can only show once InitProducerId accepted its timeout.
+_INITIALISED = frozenset({"fencing", "out-of-order-sequence", "unknown-producer-id", "transaction-timeout",
+                          "hanging-transaction", "unresolved-sequences", "concurrent-transactions", "expired-transactional-id"})
+
+
+def drop_contradicted(findings: list[Finding]) -> list[Finding]:
+    """Without a config finding that the evidence of the same run refutes.
+
+    A configuration saying the producer's transaction timeout is above the broker's maximum (read
+    from a file, or assumed from the broker's default) predicts that InitProducerId fails and the
+    producer never starts. When the same run shows producers of that transactional.id (or Flink
+    prefix) running transactions, the broker accepted the timeout: its maximum is not the one
+    assumed (another broker setting, or Redpanda).
+    """
+    running = {f.subject.transactional_id for f in findings
+               if f.category in _INITIALISED and f.location is None and f.subject.transactional_id}
+    if not running:
+        return findings
+
+    def refuted(f: Finding) -> bool:
+        tid = f.subject.transactional_id
+        return (f.category == "invalid-txn-timeout-config" and f.location is not None and bool(tid)
+                and any(r == tid or r.startswith(tid) for r in running))
+
+    return [f for f in findings if not refuted(f)]
+
+
 def correlate(findings: list[Finding], from_logs: set[str] = frozenset()) -> list[Finding]:
     """Merge duplicates of one incident, renumber, link causes; returns the final list."""
-    merged = merge_same_incident(findings, from_logs)
+    merged = merge_same_incident(drop_contradicted(findings), from_logs)
     counters: dict[str, int] = {}
     for f in merged:
         counters[f.rule] = counters.get(f.rule, 0) + 1

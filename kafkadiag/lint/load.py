@@ -32,7 +32,8 @@ class UnreadableError(InputError):
 
 def read_config(path: Path, shown: str, explicit: bool = True, text: str | None = None) -> ConfigFile:
     """Parse ``path`` (shown in output as ``shown``) in the format its content has; ``text``
-    stands in for the file's content (a fix being checked before it is written)."""
+    stands in for the file's content (a fix being checked before it is written, or a block pasted
+    in a text, whose ``path`` then carries the block's language as its suffix)."""
     if text is None:
         text = _read_text(path, shown)
     if text.startswith("\ufeff"):
@@ -42,7 +43,8 @@ def read_config(path: Path, shown: str, explicit: bool = True, text: str | None 
     if is_template(text):
         raise NotAConfig(f"{shown}: a template ({{{{ }}}} or {{% %}}), not a configuration: skipped")
     fmt = sniff_format(text, path.suffix.lower())
-    cfg = ConfigFile(path=shown, text=text, fmt=fmt, explicit=explicit)
+    cfg = ConfigFile(path=shown, text=text, fmt=fmt, explicit=explicit,
+                     code_suffix=path.suffix.lower() if fmt == "code" else "")
     try:
         cfg.entries, cfg.structure = _parse(text, fmt, path.suffix.lower())
     except ParseError as exc:

@@ -63,6 +63,7 @@ class ConfigFile:
     role_hint: str = ""  # the one client role a derived config configures ('' = judge from its keys)
     image_defaults: bool = True  # unset broker keys take Kafka's built-in defaults (False: the image ships its own)
     credentials: list[Entry] = field(default_factory=list)  # image variables holding a credential (KAFKA_CLIENT_PASSWORDS), not Kafka keys
+    code_suffix: str = ""  # code: the language's file suffix it was read as (a pasted block's is not its file's)
 
     @property
     def lines(self) -> list[str]:

@@ -36,13 +36,13 @@ def detect_config(head: bytes) -> tuple[int, str] | None:
     return max(1, sum(len(u.entries) for u in units)), f"config/{kind}"
 
 
-def _settings_of(text: str, shown: str):
+def _settings_of(text: str, shown: str, suffix: str = ""):
     """``parse_config`` of a text that is wholly a configuration: no log line, and when read as
-    properties, (nearly) every line a setting."""
+    properties, (nearly) every line a setting. ``suffix``: the language of a pasted block."""
     lines = [ln for ln in (s.rstrip() for s in text.splitlines()) if ln.strip() and not ln.lstrip().startswith(_COMMENT)]
     if not lines or any(_LOGGISH.match(ln) for ln in lines[:200]):
         return None
-    parsed = parse_config(text, shown)
+    parsed = parse_config(text, shown, suffix)
     if parsed is None:
         return None
     if parsed[0][0].fmt == "properties" and sum(1 for ln in lines if _PROPERTY.match(ln.lstrip())) < 0.8 * len(lines):
@@ -50,7 +50,7 @@ def _settings_of(text: str, shown: str):
     return parsed
 
 
-def parse_config(text: str, shown: str):
+def parse_config(text: str, shown: str, suffix: str = ""):
     """``(configs, kind)`` of a text that holds Kafka settings, None otherwise.
 
     Read exactly as ``kafkadiag lint`` reads it: a compose file, a Strimzi resource or a framework's
@@ -61,7 +61,7 @@ def parse_config(text: str, shown: str):
     from kafkadiag.lint.sources import expand
 
     try:
-        cfg = read_config(Path(shown), shown, True, text)
+        cfg = read_config(Path(shown + suffix) if suffix else Path(shown), shown, True, text)
     except (InputError, ValueError, RecursionError):
         return None
     found = expand(cfg) if cfg.entries else None
@@ -118,7 +118,7 @@ def read_fenced_configs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[st
         block = "\n".join(body) + "\n"
         if not block.strip() or sniff.dump_at_a_glance(block.encode("utf-8")):
             continue
-        parsed = _settings_of("\n" * start + block, ctx.path)
+        parsed = _settings_of("\n" * start + block, ctx.path, block_language(lines[start - 1], block))
         if parsed is None:
             continue
         units, kind = parsed
@@ -126,6 +126,26 @@ def read_fenced_configs(stream: BinaryIO, ctx: ReadContext) -> Iterator[tuple[st
         ctx.report.events += len({id(e) for u in units for e in u.entries})
         ctx.configs.extend(units)
     return iter(())
+
+
+#: A fence's info string (```java, ~~~ csharp) -> the suffix of a file in that language.
+_LANGUAGES = {"java": ".java", "kotlin": ".kt", "kt": ".kt", "scala": ".scala", "groovy": ".groovy",
+              "csharp": ".cs", "cs": ".cs", "c#": ".cs", "python": ".py", "py": ".py", "go": ".go", "golang": ".go",
+              "javascript": ".js", "js": ".js", "typescript": ".ts", "ts": ".ts", "ruby": ".rb", "rb": ".rb", "php": ".php"}
+_INFO = re.compile(r"^[ \t>]*(?:```|~~~)[ \t]*\{?\.?(?P<lang>[\w#+-]+)")
+#: Code a block without an info string plainly is: a .NET client's using, a JVM client's imports or puts.
+_DOTNET_CODE = re.compile(r"^\s*using\s+Confluent\.Kafka\s*;", re.M)
+_JVM_CODE = re.compile(r"^\s*import\s+org\.apache\.(?:kafka|flink)\.|\.put\(\s*(?:ProducerConfig|ConsumerConfig|StreamsConfig)\.", re.M)
+
+
+def block_language(fence: str, block: str) -> str:
+    """The file suffix of a code block's language, from its fence's info string or its plain shape; '' if none."""
+    info = _INFO.match(fence)
+    if info:
+        return _LANGUAGES.get(info["lang"].lower(), "")
+    if _DOTNET_CODE.search(block):
+        return ".cs"
+    return ".java" if _JVM_CODE.search(block) else ""
 
 
 def _blocks(lines: list[str]) -> Iterator[tuple[int, int]]:

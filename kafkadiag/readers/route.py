@@ -38,7 +38,9 @@ def plan(kind: str, head: bytes) -> list[Pass]:
     """The passes that read an input whose head sniffed as ``kind``."""
     prefix = kind.split("/", 1)[0]
     if prefix == CONFIG:
-        return [Pass(CONFIG)]
+        # A configuration inside code fences is a pasted text (a README, an issue): its blocks are
+        # read as configs and the rest as log lines, so a stack trace after the config is not lost.
+        return [Pass(LOG), Pass(FENCED)] if _FENCE.search(head) else [Pass(CONFIG)]
     p = profile(head)
     dump = prefix == DUMP or dump_in_head(p)
     if not dump:

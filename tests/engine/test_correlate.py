@@ -97,3 +97,16 @@ def test_findings_of_one_producer_are_not_compared_pairwise(monkeypatch):
         assert len(out) == count and all(f.caused_by == [] for f in out)
         assert len(looked_at) >= count  # every finding was looked up (the count is of real work)
         assert sum(looked_at) <= count, f"{count} findings of one producer: {sum(looked_at)} comparisons"
+
+
+def test_a_timeout_config_the_running_producers_refute_is_dropped():
+    from kafkadiag.findings import Location
+
+    config = finding("FLK002", "invalid-txn-timeout-config", tid="flink", evidence="job.sql")
+    config.location = Location("job.sql", 12, 4)
+    running = finding("SEQ101", "out-of-order-sequence", tid="flink-0-3", start=T + 1)
+    assert [f.rule for f in correlate([config, running], from_logs={"SEQ101"})] == ["SEQ101"]
+    # Another id's trouble, or a producer that never started, leaves the config finding standing.
+    other = finding("SEQ101", "out-of-order-sequence", tid="orders-0-1", start=T + 1)
+    stuck = finding("CNA102", "coordinator-unavailable", tid="flink-0-3", start=T + 1)
+    assert "FLK002" in {f.rule for f in correlate([config, other, stuck], from_logs={"SEQ101", "CNA102"})}

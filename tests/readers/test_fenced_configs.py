@@ -72,3 +72,30 @@ def test_a_block_of_log_lines_is_not_a_configuration(tmp_path) -> None:
     path.write_text("```\nacks = all\n2024-05-01 10:00:00 INFO [main] Started\nretries = 0\n```\n")
     report = _analyze(path)
     assert not report["findings"] and "config" not in report["inputs"][0]["kind"]
+
+
+CODE_ISSUE = """My producer keeps failing:
+
+```java
+Properties props = new Properties();
+props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+props.put(ProducerConfig.ACKS_CONFIG, "1");
+```
+
+and the .NET one too:
+
+```
+using Confluent.Kafka;
+var config = new ProducerConfig { EnableIdempotence = true, Acks = Acks.Leader };
+```
+"""
+
+
+def test_client_code_in_a_block_is_read_in_its_language(tmp_path) -> None:
+    path = tmp_path / "question.md"
+    path.write_text(CODE_ISSUE)
+    findings = [f for f in _analyze(path)["findings"] if f["rule"] == "PRD002"]
+    assert sorted(f["location"]["line"] for f in findings) == [6, 13]  # the Java block by its tag, the C# one by its using
+    from kafkadiag.readers.configs import block_language
+
+    assert block_language("```kotlin", "") == ".kt" and block_language("```", "plain text\n") == ""

@@ -10,7 +10,7 @@ import pytest
 from kafkadiag.readers import EventStream
 from kafkadiag.readers.base import ReadOptions
 from kafkadiag.readers.paste import LineView, dump_view_line, is_dump_line, other_view_line, profile, repair
-from kafkadiag.readers.route import CONFIG, DUMP, LOG, plan
+from kafkadiag.readers.route import CONFIG, DUMP, FENCED, LOG, plan
 
 ROOT = Path(__file__).resolve().parents[2]
 SEED = (ROOT / "fixtures" / "cases" / "seed-two-instances" / "input" / "Topic-Test-0.dump.log").read_bytes()
@@ -60,6 +60,9 @@ def test_plans() -> None:
     assert [(p.reader, p.view is not None) for p in plan("dump-log/data", mixed)] == [(DUMP, True), (LOG, True)]
     assert [p.reader for p in plan("unknown", b"We restarted the service and it worked again.\n")] == [LOG]
     assert [p.reader for p in plan("config/broker", b"broker.id=1\n")] == [CONFIG]
+    # A config in code fences is a pasted text: its blocks are configs, the rest may be log lines.
+    fenced = b"### Sink\n\n```sql\nCREATE TABLE t (a INT) WITH ('connector' = 'kafka');\n```\nthe job fails with\n"
+    assert [p.reader for p in plan("config/flink-sql", fenced)] == [LOG, FENCED]
 
 
 def test_one_file_holding_a_dump_a_client_log_and_a_tool_table(tmp_path: Path) -> None:

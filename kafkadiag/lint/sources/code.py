@@ -15,7 +15,7 @@ def read_code(cfg: ConfigFile) -> list[ConfigFile] | None:
         return None  # ``load.sniff_format`` names code it recognised "code"
     if not cfg.entries:
         return []
-    suffix = os.path.splitext(cfg.path)[1].lower()
+    suffix = cfg.code_suffix or os.path.splitext(cfg.path)[1].lower()
     dialect = dialect_of(suffix, [e.key for e in cfg.entries])
     source = {"java": "Java client code", "flink": "Flink Kafka sink code"}.get(dialect) or (
         ".NET client code" if suffix == ".cs" else "librdkafka binding code")

@@ -16,6 +16,7 @@ Commented-out code is not read. Entries point at their lines; they are not rewri
 
 from __future__ import annotations
 
+import ast
 import re
 
 from .keys import kafka_keys
@@ -183,13 +184,23 @@ def _number(raw: str) -> str | None:
     if not raw or not _PRODUCT.match(raw) or not any(ch.isdigit() for ch in raw):
         return None
     expr = re.sub(r"(?<=\d)[lL]\b", "", raw).replace("_", "")
-    if re.search(r"\d\s+\d", expr):
-        return None
     try:
-        value = eval(compile(expr, "<code>", "eval"), {"__builtins__": {}}, {})  # digits, + - * ( ) only
-    except (SyntaxError, TypeError, ValueError, ZeroDivisionError):
+        value = _arithmetic(ast.parse(expr, mode="eval").body)
+    except (SyntaxError, ValueError):
         return None
-    return str(value) if isinstance(value, int) else None
+    return str(value)
+
+
+def _arithmetic(node: ast.expr) -> int:
+    """The value of integer constants joined by + - *; ValueError for anything else."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_arithmetic(node.operand)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        return left + right if isinstance(node.op, ast.Add) else left - right if isinstance(node.op, ast.Sub) else left * right
+    raise ValueError("not integer arithmetic")
 
 
 def _flink_sink(code: str) -> list[Entry]:

@@ -8,6 +8,8 @@ unless ``KAFKADIAG_REQUIRE_SPARK=1`` (set by CI) makes that a failure.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 import pytest
 
@@ -31,3 +33,21 @@ def spark_ready() -> str:
             pytest.fail(missing)
         pytest.skip(missing)
     return MASTER
+
+
+@pytest.fixture(scope="session", autouse=True)
+def class_archive_folder():
+    """The driver JVM's class archive goes to a folder of this test run, removed at its end."""
+    if os.environ.get("KAFKADIAG_CACHE_DIR"):
+        yield os.environ["KAFKADIAG_CACHE_DIR"]
+        return
+    folder = tempfile.mkdtemp(prefix="kafkadiag-test-cache-")
+    os.environ["KAFKADIAG_CACHE_DIR"] = folder
+    try:
+        yield folder
+    finally:
+        from kafkadiag.engine.spark.session import stop_session
+
+        stop_session()
+        del os.environ["KAFKADIAG_CACHE_DIR"]
+        shutil.rmtree(folder, ignore_errors=True)

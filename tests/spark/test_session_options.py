@@ -31,7 +31,7 @@ def test_a_task_scans_with_the_cores_spark_gave_it(spark_ready: str) -> None:
 def test_the_option_leaves_room_for_the_user_s_extra_java_options(spark_ready: str) -> None:
     """Set as default options: extraJavaOptions from spark-defaults.conf or --spark-conf add to them."""
     conf = start_session(spark_ready, {}).sparkContext.getConf()
-    assert conf.get("spark.driver.defaultJavaOptions") == LOCAL_JVM_OPTIONS
+    assert conf.get("spark.driver.defaultJavaOptions").startswith(LOCAL_JVM_OPTIONS)
     assert conf.get("spark.driver.extraJavaOptions", "") != LOCAL_JVM_OPTIONS
 
 
@@ -49,3 +49,25 @@ def test_the_jvm_log_stays_only_when_an_error_names_it(spark_ready: str) -> None
         assert cited and os.path.exists(cited)
     finally:
         os.unlink(cited)
+
+
+def _jvm_arguments(spark) -> list[str]:
+    return list(spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments())
+
+
+def test_the_first_session_writes_the_class_archive_and_the_next_maps_it(spark_ready: str, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("KAFKADIAG_CACHE_DIR", str(tmp_path))
+    stop_session()
+    first = start_session(spark_ready, {})
+    assert any(a.startswith("-XX:ArchiveClassesAtExit=") for a in _jvm_arguments(first))
+    stop_session()  # waits for the JVM to write it
+    (archive,) = tmp_path.glob("spark-classes-*.jsa")
+    assert archive.stat().st_size > 1_000_000 and not list(tmp_path.glob("*.part"))
+
+    second = start_session(spark_ready, {})
+    assert f"-XX:SharedArchiveFile={archive}" in _jvm_arguments(second)
+    assert second.sparkContext.parallelize(range(10), 2).sum() == 45
+    stop_session()
+    third = start_session(spark_ready, {"spark.kafkadiag.classArchive": "false"})
+    assert not any("Archive" in a for a in _jvm_arguments(third))
+    stop_session()

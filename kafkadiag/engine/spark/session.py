@@ -17,6 +17,8 @@ import tempfile
 import warnings
 from typing import Any, Mapping
 
+from . import class_archive
+
 #: Said when ``--engine spark`` cannot run here; ``auto`` says it as a notice and stays local.
 INSTALL_HINT = ("install it with: pip install 'kafka-txn-diag[spark]' (from a checkout: pip install '.[spark]'), "
                 "and a Java 17 or 21 runtime on PATH or in JAVA_HOME")
@@ -68,6 +70,8 @@ def is_local_master(master: str) -> bool:
 
 
 _session: Any = None
+_archive: class_archive.ClassArchive | None = None  # the class archive this run's JVM maps or writes
+_proc: Any = None  # the driver JVM this process launched
 _log_path: str | None = None
 _log_cited = False
 
@@ -89,7 +93,7 @@ def start_session(master: str | None, conf: Mapping[str, str]) -> Any:
 
     ``master`` None: the one spark-submit was given, else ``local[*]``.
     """
-    global _session, _log_path
+    global _session, _log_path, _archive, _proc
     missing = spark_missing()
     if missing:
         raise SparkUnavailable(missing)
@@ -106,6 +110,7 @@ def start_session(master: str | None, conf: Mapping[str, str]) -> Any:
         "spark.driver.maxResultSize": "0",
         "spark.python.worker.reuse": "true",
     }
+    _archive, _proc = None, None
     if under_spark_submit():
         return _join_submitted(master, {**settings, **conf})
     master = master or "local[*]"
@@ -120,6 +125,10 @@ def start_session(master: str | None, conf: Mapping[str, str]) -> Any:
                          # local[2], JVM CPU 1.3-1.6 -> 0.8 s, engine 3.0-3.3 -> 2.8 s. As default
                          # options, so that extraJavaOptions (spark-defaults.conf, --spark-conf) add to them.
                          "spark.driver.defaultJavaOptions": LOCAL_JVM_OPTIONS})
+        if "spark.driver.defaultJavaOptions" not in conf:
+            _archive = class_archive.prepare(LOCAL_JVM_OPTIONS, conf.get(class_archive.ARCHIVE_CONF, "true").lower() != "false")
+            if _archive is not None:
+                settings["spark.driver.defaultJavaOptions"] = f"{LOCAL_JVM_OPTIONS} {_archive.option}"
     settings.update(conf)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
@@ -134,6 +143,7 @@ def start_session(master: str | None, conf: Mapping[str, str]) -> Any:
     log = os.fdopen(fd, "wb")
     try:
         gateway = launch_gateway(spark_conf, popen_kwargs={"stdout": log, "stderr": log})
+        _proc = getattr(gateway, "proc", None)
         context = SparkContext(gateway=gateway, conf=spark_conf)
     except Exception as exc:  # the JVM did not start or refused the master
         raise SparkUnavailable(f"Spark did not start on {master}: {first_error(exc)} (JVM log: {_log_path})") from None
@@ -166,13 +176,26 @@ def _join_submitted(master: str | None, settings: Mapping[str, str]) -> Any:
 
 def stop_session() -> None:
     """Stop the run's session (tests start several masters in one process)."""
-    global _session, _log_path, _log_cited
+    global _session, _log_path, _log_cited, _archive, _proc
     if _session is not None:
         try:
             _session.stop()
         except Exception:  # the JVM is already gone: nothing left to stop
             pass
         _session = None
+        if _proc is not None:
+            # Let the driver JVM this process launched exit (it does at the end of its input), and
+            # forget its gateway: pyspark would hand it to the next session of this process instead
+            # of the JVM that session launches. A first run waits: its JVM writes the class archive.
+            if _archive is not None and _archive.part is not None:
+                class_archive.finish(_archive, _proc)
+            elif _proc.stdin is not None:
+                with contextlib.suppress(OSError):
+                    _proc.stdin.close()
+            from pyspark import SparkContext
+
+            SparkContext._gateway, SparkContext._jvm = None, None
+        _archive, _proc = None, None
         if _log_path and not _log_cited:  # a run that went well leaves no JVM log behind
             with contextlib.suppress(OSError):
                 os.unlink(_log_path)

@@ -102,31 +102,19 @@ def dialect_of(suffix: str, keys: list[str] | None = None) -> str:
     return "flink" if any(k.startswith(FLINK_MARKS) for k in keys or ()) else "java"
 
 
+#: A C-family string or character literal (left alone) or a comment (blanked).
+_LITERAL_OR_COMMENT = re.compile(r""""(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|//[^\n]*|/\*.*?(?:\*/|\Z)""", re.S)
+
+
 def without_comments(text: str) -> str:
     """C-family code with its ``//`` and ``/* */`` comments blanked (newlines kept, so offsets and
     lines stay); string and character literals are left alone, so a URL's ``//`` is not a comment."""
-    out = list(text)
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c in "\"'":
-            j = i + 1
-            while j < n and text[j] != c and text[j] != "\n":
-                j += 2 if text[j] == "\\" else 1
-            i = j + 1
-        elif c == "/" and text.startswith("//", i):
-            j = text.find("\n", i)
-            j = n if j < 0 else j
-            out[i:j] = " " * (j - i)
-            i = j
-        elif c == "/" and text.startswith("/*", i):
-            j = text.find("*/", i + 2)
-            j = n if j < 0 else j + 2
-            out[i:j] = [ch if ch == "\n" else " " for ch in text[i:j]]
-            i = j
-        else:
-            i += 1
-    return "".join(out)
+
+    def blank(m: re.Match) -> str:
+        s = m.group(0)
+        return s if s[0] in "\"'" else re.sub(r"[^\n]", " ", s)
+
+    return _LITERAL_OR_COMMENT.sub(blank, text)
 
 
 def parse_code_config(text: str, suffix: str) -> list[Entry]:

@@ -149,6 +149,8 @@ def finding_order(spec: TableSpec, frame: pd.DataFrame) -> np.ndarray:
     na_position="last")`` orders them; ranked by ``np.lexsort``, because building a frame of keys
     and sorting it cost ~7 ms a call and a run makes one call per rule and table.
     """
+    if len(frame) <= 1:
+        return np.arange(len(frame))
     evidence_cols = [c for triple in spec.evidence for c in triple]
     order = [c for c in [spec.window[0], *SUBJECT_COLUMNS, *evidence_cols] if c in frame.columns]
     try:

@@ -257,6 +257,9 @@ def matched_rows(tables: dict[str, pd.DataFrame], rules: list, config: dict) -> 
                 continue
             spec = rule.table_spec if rule.table_spec is not None else FACT_TABLES[rule.table]
             rows = np.flatnonzero(hits)
+            if rows.size == 0:  # most rules match nothing in most tasks: no group to order or count
+                add_group_counts(counts, {rule.id: {}})
+                continue
             order = rows[finding_order(spec, frame.iloc[rows])]
             keep, sizes = representative_rows(rule, spec, frame, view, list_fields_of(rule), order, MAX_EVIDENCE)
             mask[keep] = True

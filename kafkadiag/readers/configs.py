@@ -141,8 +141,8 @@ _JVM_CODE = re.compile(r"^\s*import\s+org\.apache\.(?:kafka|flink)\.|\.put\(\s*(
 def block_language(fence: str, block: str) -> str:
     """The file suffix of a code block's language, from its fence's info string or its plain shape; '' if none."""
     info = _INFO.match(fence)
-    if info:
-        return _LANGUAGES.get(info["lang"].lower(), "")
+    if info and info["lang"].lower() in _LANGUAGES:
+        return _LANGUAGES[info["lang"].lower()]
     if _DOTNET_CODE.search(block):
         return ".cs"
     return ".java" if _JVM_CODE.search(block) else ""

@@ -102,11 +102,11 @@ def finish(archive: ClassArchive | None, proc: subprocess.Popen | None) -> None:
         with contextlib.suppress(OSError):
             proc.kill()
         code = -1
-    if code == 0 and archive.part.is_file() and archive.part.stat().st_size > 0:
-        with contextlib.suppress(OSError):
-            os.replace(archive.part, archive.final)
     with contextlib.suppress(OSError):
-        archive.part.unlink()
+        if code == 0 and archive.part.stat().st_size > 0:
+            os.replace(archive.part, archive.final)
+        else:
+            archive.part.unlink()
 
 
 def _drop_stale_parts(folder: Path) -> None:

@@ -119,7 +119,7 @@ def apply_rules(
         # warnings (replication factor below 3 on a development broker) are `kafkadiag lint`'s job,
         # and so are plaintext credentials (SEC): analyze masks them, they break no transaction.
         config_rules = [r for r in rules if r.table == "configs" and r.prefix != "SEC"]
-        findings += [f for f in check_files(collected.configs, config_rules)[0] if f.severity == "error"]
+        findings += [f for f in check_files(collected.configs, config_rules, version_assumed=True)[0] if f.severity == "error"]
     return findings
 
 

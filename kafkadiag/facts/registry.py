@@ -303,6 +303,7 @@ CONFIGS = _register(
             "section": "where in the file the row comes from (Spring scope, YAML document, kafka-configs entity, JSON section)",
             "kafka_version": "Kafka version whose defaults apply (--kafka-version)",
             "version_code": "that version as major*100+minor (3.7 is 307)",
+            "version_assumed": "no --kafka-version (or kafka-version setting) was given: kafka_version is the newest known",
             "start_time": "always -1 (configs have no time)", "end_time": "always -1",
             "transactional_id": "transactional.id, Spring transaction-id-prefix or Flink transactional-id prefix; ''",
             "topic": "topic of a kafka-configs topic entity; ''",

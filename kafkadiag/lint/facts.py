@@ -33,6 +33,7 @@ TEXT_COLUMNS = {
 BOOL_COLUMNS = {
     "transactional", "idempotence_requested", "enable_idempotence", "max_in_flight_set", "delivery_timeout_set",
     "transaction_timeout_set", "socket_timeout_set", "eos", "unclean_leader_election", "broker_given", "reads_txn_output",
+    "version_assumed",
 }
 EOS_GUARANTEES = ("exactly_once", "exactly_once_beta", "exactly_once_v2")
 
@@ -46,8 +47,12 @@ class Facts:
     sources: list[dict[str, list[Entry]]] = field(default_factory=list)
 
 
-def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = None) -> Facts:
-    """The ``configs`` table of a deployment (all rows linted together)."""
+def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = None, version_assumed: bool = False) -> Facts:
+    """The ``configs`` table of a deployment (all rows linted together).
+
+    ``version_assumed``: nobody said which Kafka runs (no ``--kafka-version``), so ``version`` is the
+    newest known; a rule about what one version removed must not call an older deployment broken.
+    """
     code = defaults.version_code(version)
     own = [_row_values(row, code) for row in rows]
     deployment, deployment_sources = _deployment(rows, own, code)
@@ -57,6 +62,7 @@ def build_facts(rows: list[Row], version: str, idle: Mapping[str, int] | None = 
     sources: list[dict[str, list[Entry]]] = []
     for row_id, (row, (values, src)) in enumerate(zip(rows, own)):
         record = _base(row, row_id, version, code)
+        record["version_assumed"] = version_assumed
         record.update(values)
         _cross(record, deployment, row)
         known = _known_idle(str(record.get("transactional_id") or ""), idle or {})

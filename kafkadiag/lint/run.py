@@ -87,14 +87,15 @@ def run_lint(opts: LintOptions) -> LintResult:
     idle = {**opts.settings.idle, **opts.idle}
     if not opts.kafka_version and not opts.settings.kafka_version:
         notes.append(f"defaults of Kafka {version} assumed; pass --kafka-version (or set kafka-version) for yours")
-    findings, facts, row_of, count = check_files(files, rules, version, idle)
+    assumed = not opts.kafka_version and not opts.settings.kafka_version
+    findings, facts, row_of, count = check_files(files, rules, version, idle, version_assumed=assumed)
     plan = plan_fixes([(f, row_of[id(f)]) for f in findings], facts)
     return LintResult(findings, files, facts, rules, version, plan, count, notes, errors, skipped, row_of)
 
 
 def check_files(
     files: list[ConfigFile], rules: list[Rule], version: str = defaults.DEFAULT_KAFKA_VERSION,
-    idle: dict[str, int] | None = None,
+    idle: dict[str, int] | None = None, version_assumed: bool = False,
 ) -> tuple[list[Finding], Facts, dict[int, int], int]:
     """Findings of the config rules over parsed files (one deployment), with facts, rows and the suppressed count.
 
@@ -103,7 +104,7 @@ def check_files(
     for i, cfg in enumerate(files):
         cfg.file_id = i
     rows = [row for cfg in files for row in build_rows(cfg)]
-    facts = build_facts(rows, version, idle or {})
+    facts = build_facts(rows, version, idle or {}, version_assumed)
     findings, row_of = _evaluate(rules, facts) if rows else ([], {})
     findings, count = _filter(findings, rules, files, row_of)
     return findings, facts, row_of, count

@@ -43,3 +43,14 @@ def test_streams_eos_defaults(lint, write):
     assert "STR003" in lint(["s.properties", "--format", "json"], cwd=folder).rules()
     folder = write({"s.properties": "application.id=a\nprocessing.guarantee=exactly_once_v2\ncommit.interval.ms=30000\nproducer.transaction.timeout.ms=60000\n"})
     assert "STR003" not in lint(["s.properties", "--format", "json"], cwd=folder).rules()
+
+
+def test_eos_v1_is_an_error_only_on_a_stated_4_x(lint, write):
+    """exactly_once is the only mode of Streams 2.x: with no version stated, what 4.0 removed is a
+    warning (STR001), and analyze (errors only) says nothing about it."""
+    folder = write({"s.properties": "application.id=a\nprocessing.guarantee=exactly_once\n"})
+    assumed = lint(["s.properties", "--format", "json"], cwd=folder).rules()
+    assert "STR001" in assumed and "STR002" not in assumed
+    stated = lint(["s.properties", "--format", "json", "--kafka-version", "4.0"], cwd=folder).rules()
+    assert "STR002" in stated and "STR001" not in stated
+    assert "STR001" not in lint(["s.properties", "--format", "json", "--kafka-version", "2.8"], cwd=folder).rules()

@@ -205,7 +205,7 @@ LOG_EVENTS = Schema(
         _c("level", "object", "ERROR, WARN, INFO, DEBUG, TRACE or FATAL (librdkafka levels mapped); '' unknown"),
         _c("source", "object", "client, broker or tool"),
         _c("library", "object", "java, streams, spring, flink, librdkafka, kafkajs, sarama, franz-go, confluent-kafka-go, "
-                                 "aiokafka, broker, kafka-transactions, kafka-consumer-groups, ..."),
+                                 "aiokafka, broker, kafka-transactions, kafka-consumer-groups, rpk, ..."),
         _c("logger", "object", "logger name, librdkafka facility (TXNERR, GETPID, ...) or broker component"),
         _c("client_id", "object", "client.id / librdkafka client name; '' unknown"),
         _c("transactional_id", "object", "transactional.id named by the event, or by an earlier event of the same "

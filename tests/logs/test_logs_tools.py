@@ -54,3 +54,26 @@ def test_tables_with_tabs_turned_into_spaces_and_an_empty_result() -> None:
     assert hanging["logger"] == "find-hanging" and hanging["producer_id"] == -1  # no hanging transactions found
     assert (listed["transactional_id"], listed["producer_id"], listed["txn_state"]) == ("t1", 5, "Ongoing")
     assert (group["topic"], group["lag"], group["group_id"]) == ("orders", 2, "")
+
+
+def test_rpk_cluster_txn_list_and_describe() -> None:
+    """rpk prints the same admin answers as kafka-transactions.sh under its own headers (Go tabwriter,
+    upper case, hyphens; describe's timeout is a Go duration, its start an RFC 3339 instant)."""
+    text = (
+        "$ rpk cluster txn list\n"
+        "COORDINATOR  TRANSACTIONAL-ID  PRODUCER-ID  STATE\n"
+        "0            333               35001        PrepareCommit\n"
+        "1            orders-tx-0       35002        Ongoing\n"
+        "$ rpk cluster txn describe orders-tx-0\n"
+        "COORDINATOR  TRANSACTIONAL-ID  PRODUCER-ID  PRODUCER-EPOCH  STATE    START-TIMESTAMP           TIMEOUT  TOPICS\n"
+        "1            orders-tx-0       35002        7               Ongoing  2024-05-14T10:00:01.000Z  1m0s     orders,payments\n"
+    )
+    result = read_log(text)
+    assert set(result.events["library"]) == {"rpk"}
+    listed = result.events[result.events["logger"] == "list"]
+    assert list(listed["transactional_id"]) == ["333", "orders-tx-0"]
+    assert list(listed["txn_state"]) == ["PrepareCommit", "Ongoing"] and list(listed["producer_id"]) == [35001, 35002]
+    assert list(listed["coordinator_id"]) == [0, 1] and list(listed["duration_ms"]) == [-1, -1]
+    described = result.at(7)
+    assert (described["logger"], described["producer_epoch"], described["txn_state"]) == ("describe", 7, "Ongoing")
+    assert (described["timeout_ms"], described["time"], described["topic"]) == (60_000, 1715680801000, "orders")

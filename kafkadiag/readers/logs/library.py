@@ -12,7 +12,7 @@ FAMILY_OF_LIBRARY = {
     "broker": BROKER, "librdkafka": LIBRDKAFKA, "kafkajs": KAFKAJS,
     "sarama": GO, "franz-go": GO, "confluent-kafka-go": GO, "kafka-go": GO,
     "aiokafka": PYTHON, "kafka-python": PYTHON, "confluent-kafka-python": PYTHON,
-    "confluent-kafka-dotnet": DOTNET, "kafka-transactions": TOOL, "kafka-consumer-groups": TOOL,
+    "confluent-kafka-dotnet": DOTNET, "kafka-transactions": TOOL, "kafka-consumer-groups": TOOL, "rpk": TOOL,
 }
 
 #: (logger words, library); a logger segment may abbreviate its word (``o.a.k.c.p.KafkaProducer``).

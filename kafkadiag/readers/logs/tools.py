@@ -1,8 +1,11 @@
-"""Tables printed by ``kafka-transactions.sh`` and ``kafka-consumer-groups.sh``, as people paste them.
+"""Tables printed by ``kafka-transactions.sh``, ``kafka-consumer-groups.sh`` and Redpanda's
+``rpk cluster txn``, as people paste them.
 
-Both tools print a header row and padded rows (``kafka-transactions.sh`` ends every cell with a
-tab, ``kafka-consumer-groups.sh`` pads with spaces); pasting usually turns tabs into spaces, so
-rows are split on whitespace and matched to the header by position.
+The tools print a header row and padded rows (``kafka-transactions.sh`` ends every cell with a
+tab, the others pad with spaces); pasting usually turns tabs into spaces, so rows are split on
+whitespace and matched to the header by position. ``rpk cluster txn list|describe`` answers the
+same admin requests (ListTransactions, DescribeTransactions) under upper-case hyphenated headers;
+its columns are read under the names ``kafka-transactions.sh`` gives them.
 """
 
 from __future__ import annotations
@@ -49,6 +52,22 @@ def _by_columns(cells: tuple[str, ...]) -> tuple[str, str] | None:
     return None
 
 
+#: ``rpk cluster txn list|describe`` header cells -> the ``kafka-transactions.sh`` column they hold.
+_RPK_TXN_COLUMNS = {
+    "COORDINATOR": "Coordinator", "TRANSACTIONAL-ID": "TransactionalId", "PRODUCER-ID": "ProducerId",
+    "PRODUCER-EPOCH": "ProducerEpoch", "STATE": "TransactionState", "START-TIMESTAMP": "StartTimestamp",
+    "TIMEOUT": "Timeout", "TOPICS": "TopicPartitions", "TOPIC": "Topic", "PARTITION": "Partition",
+}
+
+
+def _rpk_txn(cells: tuple[str, ...]) -> Table | None:
+    """An ``rpk cluster txn list`` or ``describe`` header, its columns renamed."""
+    if "TRANSACTIONAL-ID" not in cells or "PRODUCER-ID" not in cells or not all(c in _RPK_TXN_COLUMNS for c in cells):
+        return None
+    command = "describe" if "PRODUCER-EPOCH" in cells else "list"
+    return Table("rpk", command, tuple(_RPK_TXN_COLUMNS[c] for c in cells))
+
+
 _GROUP_COLUMNS = frozenset({"GROUP", "TOPIC", "PARTITION", "CURRENT-OFFSET", "LOG-END-OFFSET", "LAG", "CONSUMER-ID",
                             "HOST", "CLIENT-ID", "COORDINATOR(ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS",
                             "#PARTITIONS", "ASSIGNMENT", "LEADER-EPOCH", "OWNER"})
@@ -74,6 +93,9 @@ def tool_header(text: str) -> Table | None:
     known = _TABLES.get(cells) or _by_columns(cells)
     if known is not None:
         return Table(known[0], known[1], cells)
+    rpk = _rpk_txn(cells)
+    if rpk is not None:
+        return rpk
     if "GROUP" in cells or "TOPIC" in cells:
         if all(c in _GROUP_COLUMNS for c in cells) and ("CURRENT-OFFSET" in cells or "CONSUMER-ID" in cells or "STATE" in cells):
             return Table("kafka-consumer-groups", "describe", cells)
@@ -88,7 +110,7 @@ def parse_row(table: Table, text: str) -> dict[str, str] | None:
     cells = stripped.split("\t") if "\t" in stripped else stripped.split()
     cells = [c.strip() for c in cells if c.strip()] if "\t" in stripped else cells
     if len(cells) != len(table.columns):
-        if len(cells) == len(table.columns) - 1 and table.command == "describe" and table.library == "kafka-transactions":
+        if len(cells) == len(table.columns) - 1 and table.command == "describe" and table.columns[-1] == "TopicPartitions":
             cells.append("")  # a transaction with no partitions prints an empty last cell
         else:
             return None
@@ -141,8 +163,12 @@ def row_fields(table: Table, row: dict[str, str]) -> dict[str, object]:
     out["producer_epoch"] = num("ProducerEpoch")
     out["coordinator_id"] = num("CoordinatorId") if "CoordinatorId" in row else num("Coordinator")
     out["txn_state"] = row.get("TransactionState", "")
-    out["timeout_ms"] = num("TransactionTimeoutMs")
-    if table.command == "describe":
+    out["timeout_ms"] = num("TransactionTimeoutMs") if "Timeout" not in row else _go_duration_ms(row["Timeout"])
+    if table.library == "rpk":
+        out["time"] = _iso_ms(row.get("StartTimestamp", ""))  # when the transaction started; rpk prints no duration
+        out["topic"] = row.get("Topic", "") or row.get("TopicPartitions", "").split(",")[0].split("[")[0]
+        out["partition"] = num("Partition")
+    elif table.command == "describe":
         start, duration = num("CurrentTransactionStartTimeMs"), num("TransactionDurationMs")
         out["duration_ms"] = duration
         out["time"] = start + duration if start >= 0 and duration >= 0 else -1  # when the tool ran
@@ -163,6 +189,18 @@ def row_fields(table: Table, row: dict[str, str]) -> dict[str, object]:
                 value = num(col)
                 out["duration_ms"] = value * unit if value >= 0 else -1
     return out
+
+
+_GO_DURATION = re.compile(r"(?:(\d+)h)?(?:(\d+)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?")
+
+
+def _go_duration_ms(text: str) -> int:
+    """Milliseconds of a Go duration as rpk prints one (``1m0s``, ``15m0s``, ``500ms``), -1 if it is not one."""
+    m = _GO_DURATION.fullmatch(text)
+    if not text or m is None or not any(m.groups()):
+        return -1
+    h, mins, secs, ms = m.groups()
+    return int(h or 0) * 3_600_000 + int(mins or 0) * 60_000 + round(float(secs or 0) * 1000) + int(ms or 0)
 
 
 def _iso_ms(text: str) -> int:

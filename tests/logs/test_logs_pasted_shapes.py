@@ -37,6 +37,9 @@ SHAPES = {
                        "the broker if it could not locate the producer metadata\n", "UNKNOWN_PRODUCER_ID"),
 }
 
+#: The line an event is cited at when its first line names nothing: the prose above a trace is not the evidence.
+CITED = {"indented-trace": 3}
+
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_the_error_is_found_whatever_the_shape(tmp_path: Path, shape: str) -> None:
@@ -46,7 +49,7 @@ def test_the_error_is_found_whatever_the_shape(tmp_path: Path, shape: str) -> No
     stream = EventStream([str(path)], ReadOptions())
     rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
     assert rows and any(error in row.errors.split(",") for row in rows), [(r.line, r.errors) for r in rows]
-    assert rows[0].line == 1 and stream.reports[0].evidence
+    assert rows[0].line == CITED.get(shape, 1) and stream.reports[0].evidence
 
 
 def test_a_cause_indented_under_suppressed_stays_out_of_the_chain() -> None:
@@ -61,3 +64,14 @@ def test_a_cause_indented_under_suppressed_stays_out_of_the_chain() -> None:
     assert trace.exceptions == ["TimeoutException"]
     assert parse_trace(["    Caused by: org.apache.kafka.common.errors.UnknownProducerIdException: gone"]).exceptions == [
         "UnknownProducerIdException"]
+
+
+def test_a_paragraph_is_cited_at_the_line_that_names_the_error(tmp_path: Path) -> None:
+    """An issue's prose runs the error on into its paragraph: the evidence is that line, quoted from it."""
+    path = tmp_path / "issue.md"
+    path.write_text("Hi,\n\nI use transactions as in the eos example.\n"
+                    "Since the broker restarted I get UnstableOffsetCommit from every fetch of the group.\n\nThanks\n")
+    stream = EventStream([str(path)], ReadOptions())
+    rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
+    assert [(r.line, r.errors) for r in rows] == [(4, "UNSTABLE_OFFSET_COMMIT")]
+    assert rows[0].message.startswith("Since the broker restarted")

@@ -144,6 +144,13 @@ def _json_texts(flat: dict[str, object]) -> list[str]:
     return out
 
 
+def names_an_error(text: str) -> bool:
+    """Whether one line of an event names an error by itself (an exception, a protocol error, a
+    client's own wording): the line a reader should be shown."""
+    exceptions = exceptions_in_text(text)
+    return bool(exceptions or errornames.find_errors(text, exceptions) or client_errors(text))
+
+
 def full_row(ev: RawEvent, place: tuple, known_broker: bool) -> tuple[tuple, str] | None:
     """``(row, family)`` of an event at ``place`` (file_id, line, byte, lines, seq, time); None for chatter."""
     described = describe(ev, known_broker)

@@ -23,7 +23,7 @@ from kafkadiag.readers.base import ReadContext
 from kafkadiag.readers.logs.blocks import BLOCK_SIZE, LINE_CAP, whole_lines
 from kafkadiag.readers.logs.bulk import PRUNED, Classified, PrunedRun, classify, client_ids
 from kafkadiag.readers.logs.clean import clean, is_blank
-from kafkadiag.readers.logs.event import COLUMNS, PROMPT, RawEvent, full_row
+from kafkadiag.readers.logs.event import COLUMNS, MESSAGE_CHARS, PROMPT, RawEvent, full_row, names_an_error
 from kafkadiag.readers.logs.fastline import DROPPED, UNCACHEABLE, LineTemplates, Shape
 from kafkadiag.readers.logs.head import BROKER, LIBRDKAFKA, TEXT, TOOL, Head
 from kafkadiag.readers.logs.hits import hit_mask, line_array, stamp_mask
@@ -423,9 +423,25 @@ class _LogReader:
         built = full_row(ev, (self.ctx.file_id, line, byte, e - h, self.seq, time_ms), self.known_broker)
         if built is None:
             return 0  # broker chatter: its lines count as other log lines
+        if head is None and e - h > 1 and built[0][_ERRORS]:
+            built = self._at_error_line(built, h, e, byte_starts)
         self._add(*built)
         self._claimed_blank += sum(1 for j in range(h + 1, e) if self._raw[j] in ("", "\r"))
         return e - h
+
+    def _at_error_line(self, built: tuple[tuple, str], h: int, e: int, byte_starts: list[int]) -> tuple[tuple, str]:
+        """A paragraph with no log head (prose, a pasted trace without its log line) is cited at the
+        first of its lines that names the error, not at its opening words."""
+        for j in range(h, e):
+            if names_an_error(self._text(j)):
+                if j == h:
+                    break
+                row = list(built[0])
+                row[1:4] = [self.line_no + j, self.base + byte_starts[j], e - j]
+                if row[_MESSAGE] == self._text(h).strip()[:MESSAGE_CHARS]:  # quoted too, unless a trace header was
+                    row[_MESSAGE] = self._text(j).strip()[:MESSAGE_CHARS]
+                return tuple(row), built[1]
+        return built
 
     def _templated(self, h: int, e: int, text: str, line: int, byte: int) -> int:
         """An event of lines ``h:e`` through its template (``text``: its cleaned lines joined):
@@ -607,6 +623,8 @@ _ERRORISH = re.compile(
     r"[A-Za-z](?:Exception|Error)\b|\b_?[A-Z]{2,}(?:_[A-Z]{2,})+\b|KafkaError\{|\b(?:Local|Broker|kafka server): [A-Z]"
 )
 _CLIENT = COLUMNS.index("client_id")
+_ERRORS = COLUMNS.index("errors")
+_MESSAGE = COLUMNS.index("message")
 _TXN = COLUMNS.index("transactional_id")
 #: First characters of a stamped line that cannot carry a container prefix.
 _PLAIN_FIRST = frozenset("0123456789[%")

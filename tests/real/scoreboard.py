@@ -209,6 +209,33 @@ def to_json(outcomes: list[Outcome]) -> dict:
     }
 
 
+KNOWN = Path(__file__).with_name("known_outcomes.yaml")
+
+
+def known_outcomes(path: Path = KNOWN) -> dict[str, dict[str, list[str]]]:
+    """The ledger of cases kafkadiag gets wrong today: slug -> missed and wrong categories."""
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    return {slug: {"missed": sorted(v.get("missed") or []), "wrong": sorted(v.get("wrong") or [])}
+            for slug, v in data.items()}
+
+
+def differences(outcomes: list[Outcome], known: dict[str, dict[str, list[str]]]) -> list[str]:
+    """Cases whose outcome is not the ledger's: lost (now wrong) or won (the ledger entry is stale)."""
+    out = []
+    seen = set()
+    for o in outcomes:
+        seen.add(o.case.slug)
+        now = {"missed": sorted(o.missed), "wrong": sorted(o.wrong)}
+        was = known.get(o.case.slug, {"missed": [], "wrong": []})
+        if now != was:
+            out.append(f"{o.case.slug}: ledger says missed {was['missed']} wrong {was['wrong']}, "
+                       f"now missed {now['missed']} wrong {now['wrong']}")
+    out += [f"{slug}: in the ledger but not in the corpus" for slug in sorted(set(known) - seen)]
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("slugs", nargs="*", help="only these cases")
@@ -216,6 +243,14 @@ def main() -> int:
     args = parser.parse_args()
     outcomes = run_all(load_cases(only=args.slugs), python=os.environ.get("KAFKADIAG_PYTHON"))
     print(table(outcomes))
+    known = known_outcomes()
+    if args.slugs:
+        known = {slug: v for slug, v in known.items() if slug in set(args.slugs)}
+        changed = [d for d in differences(outcomes, known) if "not in the corpus" not in d]
+    else:
+        changed = differences(outcomes, known)
+    print("\n".join(["against tests/real/known_outcomes.yaml:", *changed]) if changed else
+          "every case as tests/real/known_outcomes.yaml says")
     if args.json:
         args.json.write_text(json.dumps(to_json(outcomes), indent=1, sort_keys=True) + "\n")
     return 0

@@ -1,10 +1,12 @@
-"""The real corpus: every case is well-formed, and kafkadiag's recall and precision on it hold.
+"""The real corpus: every case is well-formed, and kafkadiag's outcome on each case holds.
 
-The scoreboard table is printed (``pytest -s`` shows it); the thresholds are the project's bar
-for text nobody here wrote: 0.9 precision overall, 0.9 of the negative cases clean, and a recall
-floor just under where the corpus stands (0.86 on 291 cases: the last 109 came from harder sources,
-some with no text shape to go on, such as a maintainer's question or a paste cut off before its
-error), so that a reader or rule change that loses cases fails here.
+The scoreboard table is printed (``pytest -s`` shows it). Every case must come out as
+``known_outcomes.yaml`` says: the cases kafkadiag gets wrong today are listed there with the reason,
+so a reader or rule change that loses any case fails here, and one that wins a case must take it
+off the list. On top of that, the project's bar for text nobody here wrote: 0.9 precision overall,
+0.9 of the negative cases clean, and recall at least 0.8 (0.84 on 316 cases; many of the misses
+give no text shape to go on: a pull request's prose, a maintainer's question, a paste cut off
+before its error).
 """
 
 from __future__ import annotations
@@ -58,4 +60,6 @@ def test_scoreboard() -> None:
     _, total, clean = sb.score(outcomes)
     crashed = [o.case.slug for o in outcomes if o.exit_code not in (0, 1, 2)]
     assert not crashed, crashed
-    assert total.recall >= 0.85 and total.precision >= 0.9 and clean >= 0.9, (total.recall, total.precision, clean)
+    changed = sb.differences(outcomes, sb.known_outcomes())
+    assert not changed, "\n".join(changed)
+    assert total.recall >= 0.8 and total.precision >= 0.9 and clean >= 0.9, (total.recall, total.precision, clean)

@@ -346,6 +346,31 @@ def prepare_piece(order: int, result: PieceResult, join: PieceJoin, buckets: int
     return out
 
 
+def producer_side(prepared: Iterable[tuple[str, object, object]]) -> Iterator[tuple[int, tuple[str, object]]]:
+    """Prepared items of a run with no shared partition and no coordinator records, all bound for
+    the producer stage: ``(bucket, (tag, rows))``, and each task's finished log rows as
+    ``(0, (DONE, finished))``, which the producer stage passes through."""
+    for kind, key, payload in prepared:
+        if kind == PRODUCER:
+            yield key, payload  # type: ignore[misc]
+        elif kind == DONE:
+            yield 0, (DONE, payload)
+        else:  # the driver chose this path for a run without slices or families
+            raise ValueError(f"unexpected {kind} item on the producer-only path")
+
+
+def producer_stage(items: Iterable[tuple[int, tuple[str, object]]], run: RunValues, rules: list, config: dict) -> list[tuple]:
+    """One producer bucket's facts, finished, with the log rows other tasks finished passed through."""
+    done: list[tuple] = []
+    rows: list[tuple[int, tuple[str, pd.DataFrame]]] = []
+    for bucket, (tag, payload) in items:
+        if tag == DONE:
+            done.append(payload)  # type: ignore[arg-type]
+        else:
+            rows.append((bucket, (tag, payload)))  # type: ignore[arg-type]
+    return [finished(producer_bucket(gather(rows), run), rules, config), *done]
+
+
 def fold_items(fold: dict, buckets: int) -> list[tuple[int, tuple[str, pd.DataFrame]]]:
     """A folded partition's rows for the producer stage, by producer bucket."""
     return [*split(fold["merged"], "producer_id", buckets, "merged"),

@@ -206,6 +206,15 @@ class _Run:
             self.details["keyed_stages"] = "one task"
             return self._gather(done, joins, rules, config)
         self.details["keyed_stages"] = f"{n} buckets"
+        if not joins.coordinator_records and not any(j.shared for j in joins.joins.values()):
+            # Every prepared row goes to the producer stage: one shuffle straight from the tasks
+            # that prepare them, with nothing kept in between (a kept stage is read back by a
+            # second Python worker per task, once per kind of row).
+            finished = (results.coalesce(n)
+                        .mapPartitions(lambda it: keyed.producer_side(keyed.prepare_pieces(it, by_order.value, n, rules, config)))
+                        .partitionBy(n, keyed.by_bucket)
+                        .mapPartitions(lambda it: keyed.producer_stage(it, run_b.value, rules, config)))
+            return self._gather(finished.collect(), joins, rules, config)
         # Each piece's result is read once, by one task per core (a task costs tens of
         # milliseconds): folded or sliced per partition, keyed by producer and id family, its log
         # events matched. What the next stages take from it is kept (it is small).

@@ -85,9 +85,9 @@ def run_lint(opts: LintOptions) -> LintResult:
     rules = lint_rules(opts)
     files, errors, notes, skipped = _read(opts)
     idle = {**opts.settings.idle, **opts.idle}
-    if not opts.kafka_version and not opts.settings.kafka_version:
-        notes.append(f"defaults of Kafka {version} assumed; pass --kafka-version (or set kafka-version) for yours")
     assumed = not opts.kafka_version and not opts.settings.kafka_version
+    if assumed:
+        notes.append(f"defaults of Kafka {version} assumed; pass --kafka-version (or set kafka-version) for yours")
     findings, facts, row_of, count = check_files(files, rules, version, idle, version_assumed=assumed)
     plan = plan_fixes([(f, row_of[id(f)]) for f in findings], facts)
     return LintResult(findings, files, facts, rules, version, plan, count, notes, errors, skipped, row_of)

@@ -167,6 +167,8 @@ def test_librdkafka_thread_names_are_not_topics() -> None:
     ("not currently assigned to its transactional id (INVALID_PRODUCER_ID_MAPPING)", ""),
     ("txnmgr/endtxn [tx-6] retrying after 100ms", "tx-6"),
     ("transactional.id = null", ""),
+    ("Found duplicate transactionalIdPrefix for multiple Kafka sinks: orders-. Transactional id prefixes need to be unique.", ""),
+    ("The transactional id mapping is no longer valid", ""),
 ])
 def test_transactional_id_spellings(text: str, txn: str) -> None:
     assert _fields(text).transactional_id == txn

@@ -68,10 +68,12 @@ _TRANSITION = re.compile(
 _STATE_CHANGE = re.compile(r"tate (?:change|transition)(?: attempted)?:? (?P<f>[A-Za-z_]+) -> (?P<t>[A-Za-z_]+)")
 _IN_STATE = re.compile(r"(?:in state|with state|state is|ransaction state|txn state) (?P<s>[A-Za-z_]+)")
 _COORDINATOR = re.compile(r"oordinator \S+ \(id: (?P<id>-?\d+)")
-#: Words that follow "transactionalId" in prose rather than an id ("... the same transactionalId which ...").
+#: Words that follow "transactionalId" in prose rather than an id ("... the same transactionalId which ...",
+#: "Transactional id prefixes need to be unique", "transactional id mapping", "transactional.id expiration").
 _STOPWORDS = frozenset("""
     which that is was are and or to of the with for in on has have had does did not could can cannot must may
     will would should a an this it its be been being from by as at if when while whose
+    prefix prefixes mapping mappings expiration expired authorization ids names name needs need
 """.split())
 #: Transaction states as the coordinator, the Java client, librdkafka and sarama name them (lower case).
 TXN_STATES = frozenset(s.lower() for s in """

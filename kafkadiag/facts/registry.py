@@ -332,6 +332,7 @@ CONFIGS = _register(
             "commit_interval_ms": "Kafka Streams commit.interval.ms in effect; -1",
             "recommended_commit_interval_ms": "half the producer transaction.timeout.ms",
             "delivery_guarantee": "Flink sink delivery guarantee (exactly-once, at-least-once, none; '')",
+            "flink_prefix_required": "an exactly-once KafkaSink (not the legacy FlinkKafkaProducer's sink.semantic): it needs a transactional id prefix",
             "checkpoint_interval_ms": "Flink execution.checkpointing.interval from any Flink file of the deployment; -1",
             "recommended_flink_timeout_ms": "checkpoint interval + checkpoint timeout, capped at the broker maximum",
             "txn_state_replication_factor": "broker transaction.state.log.replication.factor; -1",

@@ -33,7 +33,7 @@ TEXT_COLUMNS = {
 BOOL_COLUMNS = {
     "transactional", "idempotence_requested", "enable_idempotence", "max_in_flight_set", "delivery_timeout_set",
     "transaction_timeout_set", "socket_timeout_set", "eos", "unclean_leader_election", "broker_given", "reads_txn_output",
-    "version_assumed",
+    "version_assumed", "flink_prefix_required",
 }
 EOS_GUARANTEES = ("exactly_once", "exactly_once_beta", "exactly_once_v2")
 
@@ -324,12 +324,17 @@ def _producer_values(row: Row, code: int, values: dict[str, object], src: dict[s
 def _flink_transactional(row: Row, values: dict[str, object], src: dict[str, list[Entry]]) -> tuple[Entry | None, str, bool]:
     """Flink sinks are transactional under an exactly-once delivery guarantee; the id is the prefix."""
     flink = row.view("flink")
-    guarantee = next((flink[k] for k in ("sink.delivery-guarantee", "delivery-guarantee", "sink.semantic") if k in flink), None)
+    guarantee_key = next((k for k in ("sink.delivery-guarantee", "delivery-guarantee", "sink.semantic") if k in flink), "")
+    guarantee = flink[guarantee_key] if guarantee_key else None
     prefix = next((flink[k] for k in ("sink.transactional-id-prefix", "transactional-id-prefix", "transactional.id.prefix")
                    if k in flink), None)
     text = guarantee.value.strip().lower().replace("_", "-") if guarantee else ""
     values["delivery_guarantee"] = text
     src["delivery_guarantee"] = _some(guarantee)
+    # KafkaSink (sink.delivery-guarantee, setDeliveryGuarantee) names its transactional ids from a prefix it
+    # must be given; the legacy FlinkKafkaProducer (sink.semantic, Semantic.EXACTLY_ONCE) derives them itself.
+    values["flink_prefix_required"] = text == "exactly-once" and guarantee_key != "sink.semantic"
+    src["flink_prefix_required"] = _some(guarantee)
     interval = flink.get("execution.checkpointing.interval")
     values["checkpoint_interval_ms"] = defaults.duration_ms(interval.value) if interval else None
     timeout = flink.get("execution.checkpointing.timeout")

@@ -132,6 +132,20 @@ def test_a_legacy_exactly_once_producer_is_a_flink_sink() -> None:
                       "execution.checkpointing.interval": "5000"}
 
 
+def test_an_exactly_once_sink_needs_a_transactional_id_prefix(lint, write) -> None:
+    """Flink refuses a KafkaSink without one (FLK003); the legacy FlinkKafkaProducer names its own ids."""
+    sink = FLINK_SINK.replace("{timeout}", "        .setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, 600000)\n")
+    folder = write({"Job.java": sink.replace('        .setTransactionalIdPrefix("orders-")\n', "")})
+    assert lint(["Job.java", "--format", "json", "--isolated"], cwd=folder).rules() == {"FLK003"}
+    folder = write({"Job.java": sink})
+    assert lint(["Job.java", "--format", "json", "--isolated"], cwd=folder).rules() == set()
+    legacy = ('props.put("transaction.timeout.ms", String.valueOf(5 * 60_000));\n'
+              'new FlinkKafkaProducer<>("out", schema, props, FlinkKafkaProducer.Semantic.EXACTLY_ONCE);\n'
+              "env.enableCheckpointing(5000);\n")
+    folder = write({"Job.java": legacy})
+    assert "FLK003" not in lint(["Job.java", "--format", "json", "--isolated"], cwd=folder).rules()
+
+
 def test_comments_are_blanked_but_strings_and_lines_kept() -> None:
     code = 'a("http://x"); // b\n/* c\n d */ e("it\'s");\n'
     blank = without_comments(code)

@@ -192,3 +192,13 @@ def test_client_and_group_ids_and_states() -> None:
 ])
 def test_clean(raw: str, prefix: str, text: str) -> None:
     assert clean(raw) == (prefix, text)
+
+
+@pytest.mark.parametrize(("text", "errors"), [
+    ("Received transactional response AddPartitionsToTxnResponseData(throttleTimeMs=0, errorCode=51) for request", ["CONCURRENT_TRANSACTIONS"]),
+    ('produce response {"error_code": 47, "base_offset": -1}', ["INVALID_PRODUCER_EPOCH"]),
+    ("EndTxnResponseData(throttleTimeMs=0, errorCode=0)", []),  # 0: no error
+    ("query failed: SQL error code: 7", []),  # a number only names a Kafka error in a text about Kafka
+])
+def test_protocol_errors_by_number(text: str, errors: list[str]) -> None:
+    assert find_errors(text, []) == errors

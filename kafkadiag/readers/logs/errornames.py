@@ -152,6 +152,12 @@ def main_error(names: list[str]) -> str:
 
 _TOKEN = re.compile(TOKEN)
 _DOTNET_CODE = re.compile(r"\b(?P<local>Local_[A-Z]\w*)|(?:ErrorCode|Code)\s*[.:=]\s*(?P<code>[A-Z]\w+)")
+#: A protocol error by its number, as response dumps print it (the Java client's DEBUG
+#: ``EndTxnResponseData(throttleTimeMs=0, errorCode=51)``, ``"error_code": 51``): 0 is no error.
+_NUMBERED = re.compile(r"(?i)\berror_?code[\"']?\s*[=:]\s*(?P<num>[1-9]\d{0,2})(?!\d)")
+_BY_CODE = {entry.code: name for name, entry in VOCABULARY.entries.items() if not entry.local and entry.code > 0}
+#: Numbers are read as Kafka's only in a text about Kafka (a database's "error code: 7" is not REQUEST_TIMED_OUT).
+_KAFKA_CONTEXT = re.compile(r"(?i)kafka|response|producer|txn|transaction|broker|coordinator")
 
 
 def find_errors(text: str, exceptions: list[str]) -> list[str]:
@@ -168,6 +174,11 @@ def find_errors(text: str, exceptions: list[str]) -> list[str]:
         if name:
             pos = text.find(exc)
             found.append((pos if pos >= 0 else len(text), name))
+    if "rror" in text and ("ode=" in text or "ode:" in text or "ode\"" in text or "ode'" in text or "ode " in text):
+        for m in _NUMBERED.finditer(text) if _KAFKA_CONTEXT.search(text) else ():
+            name = _BY_CODE.get(int(m["num"]), "")
+            if name:
+                found.append((m.start(), name))
     if "Local_" in text or "Code" in text:
         for m in _DOTNET_CODE.finditer(text):
             name = error_of_dotnet_code(m["local"] or m["code"])

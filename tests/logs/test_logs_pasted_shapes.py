@@ -75,3 +75,39 @@ def test_a_paragraph_is_cited_at_the_line_that_names_the_error(tmp_path: Path) -
     rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
     assert [(r.line, r.errors) for r in rows] == [(4, "UNSTABLE_OFFSET_COMMIT")]
     assert rows[0].message.startswith("Since the broker restarted")
+
+
+def test_a_log_pasted_as_an_indented_block_is_read_line_by_line(tmp_path: Path) -> None:
+    """Markdown's four-space code block (or an RST literal block): every line indented alike. Each
+    indented line with a head starts its own event; a trace indented deeper stays with its line."""
+    text = (
+        "Our producer logs this after a redeploy:\n"
+        "\n"
+        "    2024-05-14 09:12:01,044 INFO [kafka-producer-network-thread | p-1] o.a.k.c.p.i.TransactionManager - "
+        "[Producer clientId=p-1, transactionalId=orders-1] ProducerId set to 4001 with epoch 7\n"
+        "    2024-05-14 09:12:03,508 ERROR [main] o.a.k.c.p.i.TransactionManager - [Producer clientId=p-1, "
+        "transactionalId=orders-1] Got error PRODUCER_FENCED\n"
+        "        org.apache.kafka.common.errors.ProducerFencedException: There is a newer producer with the same "
+        "transactionalId which fences the current one.\n"
+        "            at org.apache.kafka.clients.producer.internals.TransactionManager.commitTransaction(TransactionManager.java:337)\n"
+        "    2024-05-14 09:12:03,512 WARN [main] com.example.OrderSink - closing the producer\n"
+    )
+    path = tmp_path / "issue.md"
+    path.write_text(text)
+    stream = EventStream([str(path)], ReadOptions())
+    rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
+    fenced = [r for r in rows if "PRODUCER_FENCED" in r.errors.split(",")]
+    assert len(fenced) == 1 and fenced[0].line == 4 and fenced[0].lines == 3, [(r.line, r.lines, r.errors) for r in rows]
+    assert fenced[0].level == "ERROR" and fenced[0].transactional_id == "orders-1"
+
+
+def test_fields_between_pipes_are_a_layout() -> None:
+    """``%logger | %date | %level | %msg | ...`` (verbatim from ONAP's HV-VES troubleshooting guide)."""
+    from kafkadiag.readers.logs.layouts import recognise
+
+    head = recognise("reactor.kafka.sender.internals.DefaultKafkaSender | 2018-10-22T10:04:23.519Z | ERROR | error {} | "
+                     "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for HV_VES_PERF3GPP-0: 30050 "
+                     "ms has passed since batch creation plus linger time")
+    assert head is not None and head.level == "ERROR" and head.logger == "reactor.kafka.sender.internals.DefaultKafkaSender"
+    assert head.stamp.ms == 1540202663519 and head.message.startswith("error {} | org.apache.kafka.common.errors.TimeoutException")
+    assert recognise("orders | 3 | 1500 | 1500") is None  # a table row is not a log line

@@ -317,11 +317,59 @@ def tool(text: str) -> Head | None:
     return None
 
 
+# --- fields between pipes, logger first: "org.x.Y | 2018-10-22T10:04:23.519Z | ERROR | msg | ..." ----------
+
+_PIPE = re.compile(r"\s*\|\s+")
+_PIPE_TS = re.compile(rf"\[?(?P<ts>{_TS_FULL})\]?")
+_PIPE_LEVEL = re.compile(rf"\[?(?P<lvl>{_LVL})\]?")
+_PIPE_LOGGER = re.compile(rf"{_LOGGER}(?:\.[\w$]+)+")
+
+
+def pipe_fields(text: str) -> Head | None:
+    """A logback/log4j pattern that puts its fields between pipes and starts with the logger or the
+    thread (``%logger | %date | %level | %msg | %mdc | %thread``, ONAP's and many services' layout).
+
+    The timestamp and the level must be among the first four fields; the message is what follows
+    the level (and a logger right after it), trailing fields included: a pattern's later fields
+    (thread, MDC) cannot be told from a message that holds a pipe itself.
+    """
+    if " | " not in text[:160]:
+        return None
+    parts = _PIPE.split(text, maxsplit=4)
+    ts = level = logger = thread = ""
+    for i, part in enumerate(parts[:4]):
+        if not ts and (m := _PIPE_TS.fullmatch(part)):
+            ts = m["ts"]
+        elif not level and (m := _PIPE_LEVEL.fullmatch(part.strip())):
+            level = normalise_level(m["lvl"])
+            if ts or any(_PIPE_TS.fullmatch(p) for p in parts[i + 1:4]):
+                break
+            return None
+        elif not logger and _PIPE_LOGGER.fullmatch(part):
+            logger = part
+        elif not thread and i == 0:
+            thread = part.strip()
+        else:
+            return None
+    if not level:
+        return None
+    head_end = [m.end() for m in _PIPE.finditer(text)]
+    if len(head_end) < i + 1:
+        return None
+    rest = text[head_end[i]:]
+    if not logger and (m := _PIPE_LOGGER.match(rest)) and rest[m.end():m.end() + 3].strip() in ("|", "-", ":"):
+        logger = m.group(0)
+        rest = _PIPE.sub("", rest[m.end():], count=1) if rest[m.end():].lstrip().startswith("|") else rest[m.end():].lstrip(" -:")
+    family = BROKER if is_broker_logger(logger) else JAVA if _is_java_logger(logger) else TEXT
+    return Head(stamp=parse_stamp(ts) if ts else NO_STAMP, ts=ts, level=level, logger=logger, message=rest,
+                family=family, thread=thread)
+
+
 # --- registry ---------------------------------------------------------------------------------------
 
 _DIGIT = (spring, jboss, java, python_dashes, go_log, generic)
 _BRACKET = (kafka_log4j, recognise_native, serilog, spdlog, go_log, client_context, level_first, generic)
-_LETTER = (recognise_native, level_first, python_basic, ms_console, glog, syslog, logfmt, tool)
+_LETTER = (recognise_native, level_first, python_basic, ms_console, glog, syslog, logfmt, tool, pipe_fields)
 _BY_FIRST: dict[str, tuple[Recogniser, ...]] = {}
 for _c in "0123456789":
     _BY_FIRST[_c] = _DIGIT

@@ -275,7 +275,14 @@ class _LogReader:
         if j in self._heads:
             return self._heads[j]
         text = self._text(j)
-        head = self.recognise(text) if text and text[0] not in " \t" else None
+        if text and text[0] not in " \t":
+            head = self.recognise(text)
+        else:
+            # A log pasted as an indented block (Markdown's four spaces, an RST literal block):
+            # its lines are heads once the indentation is off. A trace's frames and a traceback's
+            # lines keep being continuations (``_extend`` decides by the indentation of the head).
+            stripped = text.lstrip(" \t")
+            head = self.recognise(stripped) if stripped and not stripped.startswith(_NOT_HEADS) else None
         self._heads[j] = head
         return head
 
@@ -349,7 +356,13 @@ class _LogReader:
         j = h + 1
         stop = min(limit, h + MAX_EVENT_LINES)
         stamped = self._stamped
-        frames = prefix == "" and self._plain_block  # runs of indented lines are taken at once
+        # An event whose head is indented (a log pasted as an indented block) ends at the next line
+        # indented no deeper that has a head; deeper lines continue it, as frames do. Prose above an
+        # indented block ends at its first line with a head.
+        headless = self._head(h) is None
+        head_indent = 0 if headless else _indent(self._text(h))
+        # Runs of indented lines are taken at once under an unindented head.
+        frames = prefix == "" and self._plain_block and not headless and not head_indent
         while j < stop:
             if stamped[j]:
                 break  # a line that starts with a timestamp starts the next event
@@ -365,6 +378,8 @@ class _LogReader:
                     continue
                 break
             if text[0] in " \t":
+                if (headless or head_indent and _indent(text) <= head_indent) and self._head(j) is not None:
+                    break
                 j = self._indented_run(j + 1, stop) if frames else j + 1
                 continue
             if self._head(j) is not None or starts_new_event(text):
@@ -630,6 +645,13 @@ _TXN = COLUMNS.index("transactional_id")
 _PLAIN_FIRST = frozenset("0123456789[%")
 #: First characters of a continuation line (a space or a tab: no container prefix starts so).
 _INDENTS = (" ", "\t")
+#: How an indented line that is a trace's or a traceback's own line starts (never a log line's head).
+_NOT_HEADS = ("at ", "...", "Caused by", "Suppressed:", "File \"", "|", "^", "~", "goroutine ", "}", ")", "]", "#")
+
+
+def _indent(text: str) -> int:
+    """How many spaces and tabs start the line."""
+    return len(text) - len(text.lstrip(" \t"))
 _TOOL_DEFAULTS = {c: ("" if c in ("level", "client_id", "transactional_id", "group_id", "topic", "error", "errors",
                                   "exception", "root_cause", "exceptions", "state_from", "state_to", "txn_state")
                       else -1) for c in COLUMNS}

@@ -329,8 +329,8 @@ def pipe_fields(text: str) -> Head | None:
     """A logback/log4j pattern that puts its fields between pipes and starts with the logger or the
     thread (``%logger | %date | %level | %msg | %mdc | %thread``, ONAP's and many services' layout).
 
-    The timestamp and the level must be among the first four fields; the message is what follows
-    the level (and a logger right after it), trailing fields included: a pattern's later fields
+    The timestamp and then the level must be among the first four fields; the message is what follows
+    the level (and a logger field right after it), trailing fields included: a pattern's later fields
     (thread, MDC) cannot be told from a message that holds a pipe itself.
     """
     if " | " not in text[:160]:
@@ -341,25 +341,23 @@ def pipe_fields(text: str) -> Head | None:
         if not ts and (m := _PIPE_TS.fullmatch(part)):
             ts = m["ts"]
         elif not level and (m := _PIPE_LEVEL.fullmatch(part.strip())):
+            if not ts:
+                return None
             level = normalise_level(m["lvl"])
-            if ts or any(_PIPE_TS.fullmatch(p) for p in parts[i + 1:4]):
-                break
-            return None
+            break
         elif not logger and _PIPE_LOGGER.fullmatch(part):
             logger = part
         elif not thread and i == 0:
             thread = part.strip()
         else:
             return None
-    if not level:
+    if not level or len(parts) <= i + 1:
         return None
-    head_end = [m.end() for m in _PIPE.finditer(text)]
-    if len(head_end) < i + 1:
-        return None
-    rest = text[head_end[i]:]
-    if not logger and (m := _PIPE_LOGGER.match(rest)) and rest[m.end():m.end() + 3].strip() in ("|", "-", ":"):
-        logger = m.group(0)
-        rest = _PIPE.sub("", rest[m.end():], count=1) if rest[m.end():].lstrip().startswith("|") else rest[m.end():].lstrip(" -:")
+    rest = _PIPE.split(text, maxsplit=i + 1)[-1]
+    if not logger:
+        fields = _PIPE.split(rest, maxsplit=1)
+        if len(fields) == 2 and _PIPE_LOGGER.fullmatch(fields[0]):
+            logger, rest = fields
     family = BROKER if is_broker_logger(logger) else JAVA if _is_java_logger(logger) else TEXT
     return Head(stamp=parse_stamp(ts) if ts else NO_STAMP, ts=ts, level=level, logger=logger, message=rest,
                 family=family, thread=thread)

@@ -652,6 +652,8 @@ _NOT_HEADS = ("at ", "...", "Caused by", "Suppressed:", "File \"", "|", "^", "~"
 def _indent(text: str) -> int:
     """How many spaces and tabs start the line."""
     return len(text) - len(text.lstrip(" \t"))
+
+
 _TOOL_DEFAULTS = {c: ("" if c in ("level", "client_id", "transactional_id", "group_id", "topic", "error", "errors",
                                   "exception", "root_cause", "exceptions", "state_from", "state_to", "txn_state")
                       else -1) for c in COLUMNS}

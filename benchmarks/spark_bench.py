@@ -187,6 +187,35 @@ def ensure_corpus(size: int, seed: int, era: str) -> tuple[Path, dict, bool]:
     return folder, manifest, False
 
 
+WARMUP_DUMP_BYTES = 2_000_000
+WARMUP_LOG_MB = 1
+
+
+def ensure_warmup(seed: int, era: str) -> list[str]:
+    """A few MB that take every stage of the engine (dumps of two partitions, two client logs).
+
+    A run's first use of a code path in a Python worker costs imports and fresh memory (at 1 GB,
+    0.1-0.2 s in the producer stage alone). Warming up on logs only left the dump reader and the
+    producer stage to pay that inside the measured run, on one worker per core.
+    """
+    folder = OUT / f"spark-warmup-seed{seed}"
+    specs = [FileSpec(f"{TOPIC}-{i}.log.txt", "dump", WARMUP_DUMP_BYTES, seed * 1000 + 900 + i, i) for i in range(2)]
+    specs += [FileSpec(f"app-{i:03d}.log", "log", WARMUP_LOG_MB << 20, seed * 1000 + 950 + i) for i in range(2)]
+    stamp = folder / "warmup.json"
+    wanted = {"format": CORPUS_FORMAT, "generator": GENERATOR_FORMAT, "seed": seed, "era": era}
+    try:
+        if json.loads(stamp.read_text()) == wanted and all((folder / s.name).exists() for s in specs):
+            return [str(folder / s.name) for s in specs]
+    except (OSError, ValueError):
+        pass
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for spec in specs:
+        make_file(spec, str(folder), era)
+    stamp.write_text(json.dumps(wanted) + "\n")
+    return [str(folder / s.name) for s in specs]
+
+
 def corpus_paths(folder: Path, manifest: dict) -> list[str]:
     return [str(folder / f["name"]) for f in manifest["files"]]
 
@@ -421,22 +450,24 @@ def worker_session(paths: list[str], warm_scan: list[str], warm_engine: list[str
                    scan: bool = True) -> dict:
     """One session on local[2]: a warm bare scan and the Spark engine in-process, like for like.
 
-    Both warm up first (a scan of one dump for the JIT; the engine on two small logs, which starts
-    its Python workers), so that neither pays for the session's first use.
+    Both warm up first (a scan of one dump for the JIT; the engine on a few MB of dumps and logs,
+    which starts its Python workers and takes every stage), so that neither pays for the session's
+    first use.
     """
     from kafkadiag.config import EffectiveConfig
     from kafkadiag.engine.local import analyze
-    from kafkadiag.engine.spark.runner import SparkRunner
+    from kafkadiag.engine.spark.runner import ONE_TASK_CONF, SparkRunner
     from kafkadiag.engine.spark.session import start_session
     from kafkadiag.ruleset import load_rules
 
     (spark, start) = timed(start_session, master, {})
     rules = load_rules()
 
-    def engine(files: list[str]):
-        return analyze(files, rules, EffectiveConfig.defaults(), runner=SparkRunner(master))
+    def engine(files: list[str], conf: dict | None = None):
+        return analyze(files, rules, EffectiveConfig.defaults(), runner=SparkRunner(master, conf))
 
-    engine(warm_engine)
+    # A few MB would run the keyed stages in one task; the warm-up shuffles as the corpus will.
+    engine(warm_engine, {ONE_TASK_CONF: "0"})
     doc: dict = {"start": start, "master": master}
     if scan:
         marker_count(spark, warm_scan)
@@ -460,9 +491,8 @@ def worker_main(kind: str, folder: Path, result: Path) -> int:
             doc = worker_scan(paths)
         else:
             dumps = [str(folder / f["name"]) for f in manifest["files"] if f["kind"] == "dump"]
-            logs = sorted((f for f in manifest["files"] if f["kind"] == "log"), key=lambda f: f["bytes"])
-            # Two small inputs, two tasks: every Python worker of local[2] has imported the package.
-            warm = [str(folder / f["name"]) for f in logs[:2]] or dumps[:1]
+            # Every stage, in at least two tasks: each Python worker of local[2] has run every path.
+            warm = ensure_warmup(manifest["seed"], manifest["era"])
             if kind == "session":
                 doc = worker_session(paths, dumps[:1], warm)
             else:  # engine1 / engine2: the engine phase alone on one or two cores, for the speed-up
@@ -922,6 +952,7 @@ def bench(args: argparse.Namespace) -> int:
     get_era(args.era)
     host = machine()
     folder, manifest, reused = ensure_corpus(size, args.seed, args.era)
+    ensure_warmup(args.seed, args.era)  # written here, before any worker reads it
     subreaper = set_subreaper()
     OUT.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="spark-bench-", dir=OUT) as work:

@@ -75,6 +75,15 @@ def test_bitnami_defaults_are_not_assumed(lint, write):
     assert not lint(["docker-compose.yml", "--format", "json", "--isolated"], cwd=folder).rules()
 
 
+@pytest.mark.parametrize("image", ["${REPOSITORY}/cp-server:${CONFLUENT_DOCKER_TAG}", "registry.example.com/mirror/cp-kafka:7.6.1"])
+def test_confluent_images_under_any_registry_start_from_kafka_defaults(lint, write, image):
+    """Confluent's own examples name the image ``${REPOSITORY}/cp-server`` (the repository in an
+    ``.env`` file); a mirror keeps the ``cp-*`` name. Either starts from Kafka's default of 3."""
+    compose = f"services:\n  broker:\n    image: {image}\n    environment:\n      KAFKA_BROKER_ID: 1\n"
+    folder = write({"docker-compose.yml": compose})
+    assert "BRK007" in lint(["docker-compose.yml", "--format", "json", "--isolated"], cwd=folder).rules()
+
+
 def test_env_file(lint, write):
     folder = write({"kafka.env": "KAFKA_BROKER_ID=1\nKAFKA_TRANSACTION_STATE_LOG_MIN_ISR=\"3\"\n"
                                  "KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR=2\n"})

@@ -111,3 +111,49 @@ def test_fields_between_pipes_are_a_layout() -> None:
     assert head is not None and head.level == "ERROR" and head.logger == "reactor.kafka.sender.internals.DefaultKafkaSender"
     assert head.stamp.ms == 1540202663519 and head.message.startswith("error {} | org.apache.kafka.common.errors.TimeoutException")
     assert recognise("orders | 3 | 1500 | 1500") is None  # a table row is not a log line
+
+
+def test_an_indented_paragraph_is_read_to_its_last_line(tmp_path: Path) -> None:
+    """Prose indented as a whole (a pull request's body, a numbered list under a sentence): its later
+    lines are sentences, not a dumped object under a log line, and the error they name is found."""
+    text = (
+        "What happens, at a high level is:\n"
+        " 1. messages 1,2,3,4 are sent to the broker\n"
+        " 2. the broker expected message 2, not 3, so returns an OutOfOrderSequence error\n"
+        " 3. the producer raises a fatal exception\n"
+    )
+    path = tmp_path / "comment.md"
+    path.write_text(text)
+    stream = EventStream([str(path)], ReadOptions())
+    rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
+    assert [(r.line, r.errors) for r in rows] == [(3, "OUT_OF_ORDER_SEQUENCE_NUMBER")]
+
+
+def test_under_a_log_line_an_indented_sentence_is_not_read_for_errors() -> None:
+    """Below a log head, indented lines that are neither frames nor fields stay unread, as before."""
+    from kafkadiag.readers.logs.stack import parse_trace
+
+    lines = ["    the broker expected message 2, so returns an OutOfOrderSequence error"]
+    assert parse_trace(lines).texts == []
+    assert parse_trace(lines, prose=True).texts == [lines[0].strip()]
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        ("the broker returns an OutOfOrderSequence error", "OUT_OF_ORDER_SEQUENCE_NUMBER"),
+        ("we got a ProducerFenced exception after the rebalance", "PRODUCER_FENCED"),
+        ("UnknownProducerId errors after the retention ran out", "UNKNOWN_PRODUCER_ID"),
+    ],
+)
+def test_an_exception_named_by_its_stem_in_prose_is_the_error(text: str, error: str) -> None:
+    from kafkadiag.readers.logs.errornames import find_errors
+
+    assert find_errors(text, []) == [error]
+
+
+@pytest.mark.parametrize("text", ["a Sequence error in the ledger", "the Fenced error page", "OutOfOrderSequence handling"])
+def test_a_stem_alone_or_a_one_word_stem_names_nothing(text: str) -> None:
+    from kafkadiag.readers.logs.errornames import find_errors
+
+    assert find_errors(text, []) == []

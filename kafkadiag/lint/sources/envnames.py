@@ -16,8 +16,10 @@ from __future__ import annotations
 import re
 
 #: Images that start from Kafka's built-in defaults when configured through the environment (the
-#: Apache image uses its packaged server.properties only when no variable is given).
-BUILTIN_DEFAULT_IMAGES = re.compile(r"(^|/)(apache/kafka(-native)?|confluentinc/cp-(kafka|server|enterprise-kafka))(:|@|$)")
+#: Apache image uses its packaged server.properties only when no variable is given). Confluent's
+#: ``cp-*`` names are its own under any registry or mirror (``${REPOSITORY}/cp-server``, as
+#: Confluent's own examples write it, with the repository in an ``.env`` file).
+BUILTIN_DEFAULT_IMAGES = re.compile(r"(^|/)(apache/kafka(-native)?|cp-(kafka|server|enterprise-kafka))(:|@|$)")
 #: Broker images (Bitnami, wurstmeister and the like ship their own server.properties).
 BROKER_IMAGES = re.compile(r"(^|/)(kafka|kafka-native|cp-kafka|cp-server|cp-enterprise-kafka|confluent-local|fabric-kafka)(:|@|$)")
 

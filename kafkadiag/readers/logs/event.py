@@ -66,7 +66,7 @@ def describe(ev: RawEvent, known_broker: bool) -> tuple[dict[str, object], str] 
     else:
         if PROMPT.match(ev.first):
             return None  # a shell command line pasted with the output
-        trace = parse_trace([ev.first] + ev.rest)
+        trace = parse_trace([ev.first] + ev.rest, prose=True)
         message = trace.first_header or ev.first.strip()
         family, level, logger, client = "", "", "", ""
     fields = Fields()

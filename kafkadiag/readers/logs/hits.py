@@ -25,6 +25,7 @@ BASE_KEYWORDS = (
     "KAFKA", "o.a.k.", "o.s.k.", "ransaction", "TRANSACTION", "roducer", "PRODUCER", "PID{", "enced", "EPOCH",
     "COORDINATOR", "oordinator", "Local: ", "Broker: ", "Local_", "thrd:", "txn", "Txn", "TXN", "sarama", "kgo",
     "LOG-END-OFFSET", "CURRENT-OFFSET", "clientId=", "groupId=", "onsumer group", "\\_\\_transaction",
+    "read_committed", "LSO",
 )
 #: ... and every error name and spelling of the error vocabulary that contains none of them, so that
 #: no known error is dropped before parsing.

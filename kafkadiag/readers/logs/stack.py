@@ -56,8 +56,12 @@ def simple_name(cls: str) -> str:
     return cls.rsplit(".", 1)[-1]
 
 
-def parse_trace(lines: list[str]) -> Trace:
-    """Exception chain and field-bearing lines of an event's continuation lines (already cleaned)."""
+def parse_trace(lines: list[str], prose: bool = False) -> Trace:
+    """Exception chain and field-bearing lines of an event's continuation lines (already cleaned).
+
+    ``prose``: the event has no log head (a paragraph, an indented quote or list): its indented
+    lines are sentences to read, not the dumped objects under a log line, so every one is kept.
+    """
     trace = Trace()
     java_chain: list[str] = []
     python_chain: list[str] = []
@@ -110,7 +114,7 @@ def parse_trace(lines: list[str]) -> Trace:
             continue
         if in_python:
             continue  # source lines of a traceback
-        if _FIELD_LINE.match(line):
+        if prose or _FIELD_LINE.match(line):
             chars = _keep(trace, stripped, chars)
     trace.exceptions = _dedupe(java_chain + python_chain[::-1])
     return trace

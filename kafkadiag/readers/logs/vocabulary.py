@@ -83,6 +83,18 @@ class Vocabulary:
                 yield entry.name, family, spelling
 
 
+_CLASS_STEM = re.compile(r"(?P<stem>[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)Exception\Z")
+#: What follows an exception's stem when prose names the error by it ("an OutOfOrderSequence error").
+STEM_WORDS = (" error", " errors", " exception")
+
+
+def exception_stem(spelling: str) -> str:
+    """``OutOfOrderSequence`` of ``OutOfOrderSequenceException``: a class name of two words or more
+    without its suffix, as people write the error in prose; '' for anything else."""
+    m = _CLASS_STEM.match(spelling)
+    return m["stem"] if m else ""
+
+
 def spelling_kind(spelling: str) -> str:
     """``token`` (an UPPER_SNAKE name), ``identifier`` (one word) or ``phrase``."""
     if _TOKEN_ONLY.match(spelling):
@@ -274,6 +286,9 @@ class _Builder:
                 self.claim(self.identifiers, spelling, entry.name, where, field)
             if kind != "token":
                 self.claim(self.texts, phrase_key(spelling), entry.name, where, field)
+            stem = exception_stem(spelling) if kind == "identifier" else ""
+            for word in STEM_WORDS if stem else ():
+                self.texts.setdefault(phrase_key(stem + word), entry.name)  # an explicit spelling wins
 
     def token(self, entry: Entry, token: str, where: str, field: str) -> None:
         own = "_" + entry.name if entry.local else entry.name
@@ -319,7 +334,9 @@ def prefilter_literals(base: Iterable[str]) -> tuple[str, ...]:
     base = tuple(base)
     wanted: set[str] = set()
     names = ["_" + e.name if e.local else e.name for e in VOCABULARY.entries.values()]
-    for text in names + [s for _, _, s in VOCABULARY.spellings()]:
+    spellings = [s for _, _, s in VOCABULARY.spellings()]
+    stems = [exception_stem(s) + STEM_WORDS[0] for s in spellings if exception_stem(s)]
+    for text in names + spellings + stems:
         literal = text.strip().rstrip(".")
         if not any(k in literal for k in base) and "kafka" not in literal and "Kafka" not in literal:
             wanted.add(literal)

@@ -36,6 +36,19 @@ def test_a_wrapped_message_still_matches() -> None:
     assert client_errors(text) == ["TRANSACTIONS_NOT_ENABLED"]
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "kafka-transactions.sh find-hanging found no hanging transactions on broker 1",  # the all-clear
+        "after the abort there are not any dangling transactions left",
+        "the LSO is not stuck: the consumer lag is the transaction markers",
+        "the request hangs until the transaction coordinator answers",  # a call that hangs, not a transaction
+    ],
+)
+def test_an_all_clear_or_a_hanging_call_is_no_hanging_transaction(text: str) -> None:
+    assert not {"HANGING_TXN_REPORTED", "LSO_STUCK"} & set(client_errors(text))
+
+
 def test_needles_are_literals_every_match_contains() -> None:
     assert needle(r"Expiring \d+ record\(s\)") == " record(s)"
     assert needle(r"(init|commit)[_ ]?transactions?\b.{0,80}(timed out)") == "transaction"

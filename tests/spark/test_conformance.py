@@ -4,7 +4,8 @@ The whole JSON report is compared (findings with rule, category, severity, subje
 file, line and text, fixes; the inputs table; the summary counts), except the line that says
 which engine ran. Both runs go through the command line in this process, with absolute paths.
 A Spark job spends most of its time waiting on the scheduler, so the Spark runs of all cases are
-started first, a few at a time on the one session, and each test then compares its case.
+started first, a few at a time on the one session, the local runs are made meanwhile in the main
+thread, and each test then compares its case.
 
 Inputs this small run the keyed stages in one Spark task; a sample of the cases (every
 ``SHUFFLED_EVERY``-th) is also run with the shuffles a large input gets (one task per bucket and
@@ -92,31 +93,36 @@ def spark_reports(spark_ready: str, simulated_cases: Path) -> dict[str, dict | B
     os.environ["PYDANTIC_DISABLE_PLUGINS"] = "1"
     try:
         with ThreadPoolExecutor(max_workers=CONCURRENT_RUNS) as pool:
-            results = list(pool.map(lambda run: one_run(run[0], engine + run[1]), runs))
+            spark = pool.map(lambda run: one_run(run[0], engine + run[1]), runs)
+            # The Spark runs mostly wait on the JVM: the local reports are made meanwhile, in this thread.
+            local = {case: one_run(case, ["--engine", "local"]) for case in CASES}
+            results = list(spark)
     finally:
         if previous is None:
             os.environ.pop("PYDANTIC_DISABLE_PLUGINS", None)
         else:
             os.environ["PYDANTIC_DISABLE_PLUGINS"] = previous
-    return {(case, bool(extra)): result for (case, extra), result in zip(runs, results)}
+    reports = {(case, bool(extra)): result for (case, extra), result in zip(runs, results)}
+    reports.update({("local", case): result for case, result in local.items()})
+    return reports
 
 
 SHUFFLED_CASES = list(CASES)[::SHUFFLED_EVERY]
 
 
-def _compare(spark, case: str) -> None:
-    if isinstance(spark, BaseException):
-        raise spark
-    local = report(case, ["--engine", "local"])
+def _compare(spark, local) -> None:
+    for result in (spark, local):
+        if isinstance(result, BaseException):
+            raise result
     assert spark["findings"] == local["findings"]
     assert spark == local
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_same_report(case: str, spark_reports: dict) -> None:
-    _compare(spark_reports[(case, False)], case)
+    _compare(spark_reports[(case, False)], spark_reports[("local", case)])
 
 
 @pytest.mark.parametrize("case", SHUFFLED_CASES)
 def test_same_report_with_shuffles(case: str, spark_reports: dict) -> None:
-    _compare(spark_reports[(case, True)], case)
+    _compare(spark_reports[(case, True)], spark_reports[("local", case)])

@@ -144,12 +144,17 @@ def test_under_a_log_line_an_indented_sentence_is_not_read_for_errors() -> None:
         ("the broker returns an OutOfOrderSequence error", "OUT_OF_ORDER_SEQUENCE_NUMBER"),
         ("we got a ProducerFenced exception after the rebalance", "PRODUCER_FENCED"),
         ("UnknownProducerId errors after the retention ran out", "UNKNOWN_PRODUCER_ID"),
+        ("then an OutOfOrderSequence exception, every time", "OUT_OF_ORDER_SEQUENCE_NUMBER"),
     ],
 )
 def test_an_exception_named_by_its_stem_in_prose_is_the_error(text: str, error: str) -> None:
+    import numpy as np
+
     from kafkadiag.readers.logs.errornames import find_errors
+    from kafkadiag.readers.logs.hits import hit_mask, line_array
 
     assert find_errors(text, []) == [error]
+    assert hit_mask(line_array((text + "\n").encode(), np.array([0])))[0], "the reader's pre-filter drops the line"
 
 
 @pytest.mark.parametrize("text", ["a Sequence error in the ledger", "the Fenced error page", "OutOfOrderSequence handling"])

@@ -335,7 +335,7 @@ def prefilter_literals(base: Iterable[str]) -> tuple[str, ...]:
     wanted: set[str] = set()
     names = ["_" + e.name if e.local else e.name for e in VOCABULARY.entries.values()]
     spellings = [s for _, _, s in VOCABULARY.spellings()]
-    stems = [exception_stem(s) + STEM_WORDS[0] for s in spellings if exception_stem(s)]
+    stems = [stem for s in spellings if (stem := exception_stem(s))]  # covers the class name and the prose forms
     for text in names + spellings + stems:
         literal = text.strip().rstrip(".")
         if not any(k in literal for k in base) and "kafka" not in literal and "Kafka" not in literal:

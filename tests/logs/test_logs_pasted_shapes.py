@@ -41,13 +41,17 @@ SHAPES = {
 CITED = {"indented-trace": 3}
 
 
+def _read(path: Path, text: str) -> tuple[list, EventStream]:
+    """Write ``text`` to ``path`` and read it: the log-event rows and the stream (for its reports)."""
+    path.write_text(text)
+    stream = EventStream([str(path)], ReadOptions())
+    return [row for name, frame in stream if name == "log_events" for row in frame.itertuples()], stream
+
+
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_the_error_is_found_whatever_the_shape(tmp_path: Path, shape: str) -> None:
     text, error = SHAPES[shape]
-    path = tmp_path / "paste.txt"
-    path.write_text(text)
-    stream = EventStream([str(path)], ReadOptions())
-    rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
+    rows, stream = _read(tmp_path / "paste.txt", text)
     assert rows and any(error in row.errors.split(",") for row in rows), [(r.line, r.errors) for r in rows]
     assert rows[0].line == CITED.get(shape, 1) and stream.reports[0].evidence
 
@@ -68,11 +72,8 @@ def test_a_cause_indented_under_suppressed_stays_out_of_the_chain() -> None:
 
 def test_a_paragraph_is_cited_at_the_line_that_names_the_error(tmp_path: Path) -> None:
     """An issue's prose runs the error on into its paragraph: the evidence is that line, quoted from it."""
-    path = tmp_path / "issue.md"
-    path.write_text("Hi,\n\nI use transactions as in the eos example.\n"
+    rows, _ = _read(tmp_path / "issue.md", "Hi,\n\nI use transactions as in the eos example.\n"
                     "Since the broker restarted I get UnstableOffsetCommit from every fetch of the group.\n\nThanks\n")
-    stream = EventStream([str(path)], ReadOptions())
-    rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
     assert [(r.line, r.errors) for r in rows] == [(4, "UNSTABLE_OFFSET_COMMIT")]
     assert rows[0].message.startswith("Since the broker restarted")
 
@@ -92,10 +93,7 @@ def test_a_log_pasted_as_an_indented_block_is_read_line_by_line(tmp_path: Path) 
         "            at org.apache.kafka.clients.producer.internals.TransactionManager.commitTransaction(TransactionManager.java:337)\n"
         "    2024-05-14 09:12:03,512 WARN [main] com.example.OrderSink - closing the producer\n"
     )
-    path = tmp_path / "issue.md"
-    path.write_text(text)
-    stream = EventStream([str(path)], ReadOptions())
-    rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
+    rows, _ = _read(tmp_path / "issue.md", text)
     fenced = [r for r in rows if "PRODUCER_FENCED" in r.errors.split(",")]
     assert len(fenced) == 1 and fenced[0].line == 4 and fenced[0].lines == 3, [(r.line, r.lines, r.errors) for r in rows]
     assert fenced[0].level == "ERROR" and fenced[0].transactional_id == "orders-1"
@@ -122,10 +120,7 @@ def test_an_indented_paragraph_is_read_to_its_last_line(tmp_path: Path) -> None:
         " 2. the broker expected message 2, not 3, so returns an OutOfOrderSequence error\n"
         " 3. the producer raises a fatal exception\n"
     )
-    path = tmp_path / "comment.md"
-    path.write_text(text)
-    stream = EventStream([str(path)], ReadOptions())
-    rows = [row for name, frame in stream if name == "log_events" for row in frame.itertuples()]
+    rows, _ = _read(tmp_path / "comment.md", text)
     assert [(r.line, r.errors) for r in rows] == [(3, "OUT_OF_ORDER_SEQUENCE_NUMBER")]
 
 

@@ -238,6 +238,11 @@ def _special_lines(block: Block, cls: np.ndarray) -> np.ndarray | None:
 
 
 _CSV_PARSE = pacsv.ParseOptions(delimiter=" ", quote_char=False, escape_char=False, double_quote=False)
+#: Arrow parses a block's batch lines in pieces of this size. Parsing a whole 4 MB block at once
+#: keeps a working set that two cores' parsers together do not fit in the shared cache: on two
+#: cores, two processes each parsed at 620-640 MB/s against 790 MB/s alone (1.58x together);
+#: in 1 MB pieces, 755-775 MB/s each (1.92x), and as fast alone. The result has one chunk per piece.
+CSV_PIECE_BYTES = 1 << 20
 
 
 def line_array(block: Block) -> pa.BinaryArray:
@@ -275,7 +280,7 @@ def _read_table(lines: pa.BinaryArray, block: Block, batch_idx: np.ndarray, layo
         strings_can_be_null=False,
         quoted_strings_can_be_null=False,
     )
-    read = pacsv.ReadOptions(column_names=names, block_size=4 << 20, use_threads=False)
+    read = pacsv.ReadOptions(column_names=names, block_size=CSV_PIECE_BYTES, use_threads=False)
     try:
         table = pacsv.read_csv(pa.BufferReader(buf), read_options=read, parse_options=_CSV_PARSE, convert_options=convert)
     except (pa.ArrowInvalid, pa.ArrowTypeError):

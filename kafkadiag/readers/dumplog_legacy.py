@@ -23,7 +23,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from kafkadiag.readers.blocks import Block
-from kafkadiag.readers.dumplog_fast import dict_column
+from kafkadiag.readers.dumplog_fast import CSV_PIECE_BYTES, dict_column
 from kafkadiag.readers.dumplog_lines import TS_TYPES, codec_name, end_txn_marker
 
 #: Fewer record lines than this in a block: the line parser is as quick.
@@ -137,7 +137,7 @@ def _read(text: bytes, ncols: int, epoch: bool) -> pa.Table | None:
     types["c15"] = pa.dictionary(pa.int32(), pa.string())
     convert = pacsv.ConvertOptions(column_types=types, include_columns=list(types), null_values=[], true_values=["true"],
                                    false_values=["false"], strings_can_be_null=False, quoted_strings_can_be_null=False)
-    read = pacsv.ReadOptions(column_names=[f"c{i}" for i in range(ncols)], block_size=4 << 20, use_threads=False)
+    read = pacsv.ReadOptions(column_names=[f"c{i}" for i in range(ncols)], block_size=CSV_PIECE_BYTES, use_threads=False)
     try:
         return pacsv.read_csv(pa.BufferReader(text), read_options=read, parse_options=_CSV, convert_options=convert)
     except (pa.ArrowInvalid, pa.ArrowTypeError):

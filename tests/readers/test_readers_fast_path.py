@@ -69,6 +69,17 @@ def test_fast_equals_general_for_a_trailing_control_batch_at_a_block_end(fast_ca
         _assert_same(text, size, fast_calls)
 
 
+@pytest.mark.parametrize("era, deep", [("2.1", False), ("2.8", True), ("3.6", False)])
+def test_fast_equals_general_when_arrow_parses_a_block_in_pieces(era, deep, fast_calls, monkeypatch) -> None:
+    """A block's batch lines are parsed in pieces (several chunks per column, each with its own
+    dictionaries): the rows must be those of one piece, and of the line parser."""
+    from kafkadiag.readers import dumplog_fast
+
+    monkeypatch.setattr(dumplog_fast, "CSV_PIECE_BYTES", dumplog_fast.MAX_BATCH_LINE)
+    text = dump_text(era, make_batches(600, seed=46), deep=deep)
+    _assert_same(text, 65536, fast_calls)
+
+
 @pytest.mark.parametrize("era, deep", [("2.1", False), ("2.5", True), ("3.6", False), ("3.6", True)])
 @pytest.mark.parametrize("fast", [True, False])
 def test_a_column_projection_keeps_exactly_the_same_values(era, deep, fast, fast_calls) -> None:

@@ -42,6 +42,14 @@ def test_regrouped_batches_equal_the_line_parser_per_era(era: str, block_size: i
     _assert_same(text, block_size, legacy_calls)
 
 
+@pytest.mark.parametrize("era", ("0.11.0.0", "2.1"))
+def test_regrouped_batches_equal_the_line_parser_when_arrow_parses_in_pieces(era: str, legacy_calls, monkeypatch) -> None:
+    """Several chunks per column (each with its own dictionaries) give the rows of one."""
+    monkeypatch.setattr(dumplog_legacy, "CSV_PIECE_BYTES", 4096)
+    text = dump_text(era, make_batches(600, seed=47), deep=True)
+    _assert_same(text, 65536, legacy_calls)
+
+
 @pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
 def test_odd_lines_between_records_go_to_the_line_parser(eol: bytes, legacy_calls) -> None:
     rnd = random.Random(8)

@@ -1,5 +1,6 @@
 """The Spark runner's read tasks are laid out so that a coalesce without a shuffle stays balanced,
-whichever of its two ways of grouping Spark picks (consecutive runs, or every n-th partition)."""
+whichever of its two ways of grouping Spark picks (consecutive runs, or every n-th partition), and
+so that the cores, taking partitions in index order, finish their read tasks together."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import random
 
 import pytest
 
-from kafkadiag.engine.spark.plan import balanced_order
+from kafkadiag.engine.spark import task_order
+from kafkadiag.engine.spark.task_order import balanced_order, schedule_end
 
 
 def _consecutive(order: list[int], weights: list[int], groups: int) -> list[int]:
@@ -53,6 +55,37 @@ def test_random_task_sizes_stay_within_a_task_of_even() -> None:
         assert sorted(order) == list(range(len(weights)))
         for sums in (_consecutive(order, weights, groups), _every_nth(order, weights, groups)):
             assert max(sums) - min(sums) <= 2 * max(weights)
+
+
+# The 1 GB benchmark corpus on local[2]: four dumps read whole, its client logs packed into two tasks.
+DUMPS_AND_TWO_LOG_TASKS = [237_888_543, 237_627_185, 237_903_527, 237_451_941, 201_004_512, 201_338_305]
+
+
+def test_each_core_starts_with_a_dump_and_ends_with_a_log_task() -> None:
+    weights = DUMPS_AND_TWO_LOG_TASKS
+    order = balanced_order(weights, 2)
+    kinds = ["log" if weights[i] < 230_000_000 else "dump" for i in order]
+    # A log task second (as the groups alone had it) let one core idle while the other read a last dump.
+    assert kinds == ["dump", "dump", "log", "dump", "dump", "log"]
+    assert schedule_end(order, weights, 2) <= 1.001 * sum(weights) / 2
+    for sums in (_consecutive(order, weights, 2), _every_nth(order, weights, 2)):
+        assert _spread(sums) < 1.01
+
+
+def test_start_order_is_taken_only_when_it_ends_sooner_and_groups_within_a_task() -> None:
+    rnd = random.Random(9)
+    for _ in range(300):
+        weights = [rnd.choice([rnd.randint(1, 40), rnd.randint(200, 500)]) for _ in range(rnd.randint(3, 64))]
+        groups = rnd.choice([2, 3, 4])
+        order = balanced_order(weights, groups)
+        by_groups = task_order._by_lightest_groups(weights, groups) if len(weights) > groups else order
+        assert sorted(order) == list(range(len(weights)))
+        ends = task_order._expected_end  # the read stage's end, plus the keyed stage's delay from uneven groups
+        assert ends(order, weights, groups) <= ends(by_groups, weights, groups)
+        allowed = max(max(weights), *(max(s) - min(s) for s in (_consecutive(by_groups, weights, groups),
+                                                                 _every_nth(by_groups, weights, groups))))
+        for sums in (_consecutive(order, weights, groups), _every_nth(order, weights, groups)):
+            assert max(sums) - min(sums) <= allowed
 
 
 def test_the_heaviest_task_comes_first() -> None:

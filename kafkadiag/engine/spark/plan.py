@@ -184,36 +184,3 @@ def pack(items: list[tuple[Piece, int]], target: int, other_tasks: int = 0,
         weights[k] += weight
         heapq.heappush(heap, (weights[k], k))
     return [([p for _o, p in sorted(g, key=lambda e: e[0])], w) for g, w in zip(groups, weights) if g]
-
-
-def balanced_order(weights: list[int], groups: int) -> list[int]:
-    """An order of the tasks for Spark's partitions that keeps ``coalesce(groups)`` balanced.
-
-    A coalesce without a shuffle joins either consecutive runs of partitions or every
-    ``groups``-th one (which, depends on whether the cached blocks report a location); in file
-    order, a folder of small logs followed by large dumps put every dump in one group (at 10 GB,
-    0.8 s against 3.6 s). Each position belongs to one group of either kind: the tasks, heaviest
-    first, take the earliest free position whose two groups are the lightest so far.
-    """
-    n = len(weights)
-    ranked = sorted(range(n), key=lambda i: (-weights[i], i))
-    if groups <= 1 or n <= groups:
-        return ranked
-    if groups > 16:  # a cluster's worth of cores: dealing round robin into runs is near enough
-        return [i for b in range(groups) for i in ranked[b::groups]]
-    starts = [g * n // groups for g in range(groups + 1)]  # Spark's runs of partitions
-    free: dict[tuple[int, int], list[int]] = {}
-    for run in range(groups):
-        for p in range(starts[run], starts[run + 1]):
-            free.setdefault((run, p % groups), []).append(p)
-    for positions in free.values():
-        positions.reverse()  # pop() takes the earliest
-    run_sum = [0] * groups
-    nth_sum = [0] * groups
-    order = [0] * n
-    for i in ranked:
-        cell = min((c for c, ps in free.items() if ps), key=lambda c: (run_sum[c[0]] + nth_sum[c[1]], c))
-        order[free[cell].pop()] = i
-        run_sum[cell[0]] += weights[i]
-        nth_sum[cell[1]] += weights[i]
-    return order

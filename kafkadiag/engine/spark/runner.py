@@ -38,7 +38,8 @@ from ..ranges import read_range
 from . import keyed
 from .hadoop import HadoopFile, hadoop_lines, list_uri, spark_skips
 from .joins import plan_joins
-from .plan import Plan, balanced_order, expand, is_uri, make_plan
+from .plan import Plan, expand, is_uri, make_plan
+from .task_order import balanced_order
 from .session import SparkFailed, SparkUnavailable, first_error, log_path, start_session
 from .task import Piece, PieceResult, read_fetched, read_piece, read_whole
 

@@ -83,6 +83,17 @@ def test_healthy_chatter_is_quiet(tmp_path: Path) -> None:
     assert [f for f in report["findings"] if f["severity"] in ("error", "warning")] == []
 
 
+def test_a_connection_torn_down_for_timed_out_requests_is_no_delivery_timeout(tmp_path: Path) -> None:
+    """librdkafka 0.9 gave the disconnect "Local: Message timed out" as its reason, for any requests (a
+    consumer's offset commits too); only a delivery that failed with it is a delivery timeout."""
+    disconnect = ("%3|1476107497.650|FAIL|rdkafka#consumer-1| [thrd:server1:9092/1]: server1:9092/1: "
+                  "2241 request(s) timed out: disconnect(Local: Message timed out)")
+    assert {f["rule"] for f in analyze(tmp_path, HEALTHY + [disconnect])["findings"]} & {"REQ101", "REQ102"} == set()
+    delivery = ("%4|1476107498.100|MSGTIMEOUT|rdkafka#producer-1| [thrd:app]: Delivery failed for orders [2]: "
+                "Local: Message timed out")
+    assert "REQ101" in {f["rule"] for f in analyze(tmp_path, HEALTHY + [disconnect, delivery])["findings"]}
+
+
 def test_timeout_chain_is_linked(tmp_path: Path) -> None:
     report = analyze(tmp_path, HEALTHY + CASES["TMO101"] + [
         "2024-05-14 10:00:09,500 ERROR [kafka-producer-network-thread | producer-orders-tx-1] o.a.k.c.p.i.TransactionManager - "

@@ -66,8 +66,9 @@ _AS_STRING = re.compile(r'^(?:String\.valueOf|Integer\.toString|Long\.toString)\
 #: Flink's DataStream sink: the builder chain, its guarantee and prefix, and checkpointing.
 _FLINK_SINK = re.compile(r"KafkaSink\s*\.\s*(?:<[^>]*>\s*)?builder\s*\(\s*\)")
 _FLINK_LEGACY = re.compile(r"FlinkKafkaProducer\w*\s*\.\s*Semantic\s*\.\s*(?P<value>EXACTLY_ONCE|AT_LEAST_ONCE|NONE)\b")
+#: ``setDeliverGuarantee`` is Flink 1.14's spelling of ``setDeliveryGuarantee`` (deprecated in 1.15).
 _FLINK_CALL = re.compile(
-    r"\.\s*(?P<call>setDeliveryGuarantee|setTransactionalIdPrefix)\s*\(\s*(?P<args>[^;]*?)\)\s*(?=[.;\s])")
+    r"\.\s*(?P<call>setDeliv(?:ery|er)Guarantee|setTransactionalIdPrefix)\s*\(\s*(?P<args>[^;]*?)\)\s*(?=[.;\s])")
 _FLINK_BUILD = re.compile(r"\.\s*build\s*\(\s*\)\s*;")
 _CHECKPOINTING = re.compile(
     r"\.\s*(?P<call>enableCheckpointing|setCheckpointInterval|setCheckpointTimeout)\s*\(\s*(?P<value>[^,;)]+(?:\([^)]*\))?)")
@@ -199,7 +200,7 @@ def _flink_sink(code: str) -> list[Entry]:
         stop = end.end() if end else len(code)
         for m in _FLINK_CALL.finditer(code, start.end(), stop):
             args = m["args"].strip()
-            if m["call"] == "setDeliveryGuarantee":
+            if m["call"] != "setTransactionalIdPrefix":
                 out.append(_entry(code, m, "sink.delivery-guarantee", args.rsplit(".", 1)[-1].lower().replace("_", "-")))
             else:  # its setProperty calls are read with every other put of the file
                 out.append(_entry(code, m, "sink.transactional-id-prefix", _literal("transactional.id", args) or args))

@@ -123,6 +123,17 @@ def test_a_commented_out_timeout_leaves_flinks_one_hour_default(lint, write) -> 
     assert lint(["Job.java", "--format", "json", "--isolated"], cwd=folder).rules() == set()
 
 
+def test_flink_1_14s_set_deliver_guarantee_spelling_is_read(lint, write) -> None:
+    """``setDeliverGuarantee`` (Flink 1.14) sets the guarantee too: at-least-once with a prefix is no transaction."""
+    text = FLINK_SINK.replace("{timeout}", "").replace(".setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)",
+                                                       ".setDeliverGuarantee(DeliveryGuarantee.AT_LEAST_ONCE)")
+    assert {e.key: e.value for e in parse_code_config(text, ".java")}["sink.delivery-guarantee"] == "at-least-once"
+    folder = write({"Job.java": text})
+    assert lint(["Job.java", "--format", "json", "--isolated"], cwd=folder).rules() == set()
+    folder = write({"Job.java": text.replace("AT_LEAST_ONCE", "EXACTLY_ONCE")})
+    assert lint(["Job.java", "--format", "json", "--isolated"], cwd=folder).rules() == {"FLK002"}
+
+
 def test_a_legacy_exactly_once_producer_is_a_flink_sink() -> None:
     text = ('props.put("transaction.timeout.ms", String.valueOf(5 * 60_000));\n'
             'new FlinkKafkaProducer011<>("out", schema, props, FlinkKafkaProducer011.Semantic.EXACTLY_ONCE);\n'

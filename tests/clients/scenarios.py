@@ -289,7 +289,13 @@ def _close_producer(s: Session) -> None:
         return
     if len(producer):  # only after a failure: nothing may wait on a cluster about to go away
         producer.purge()
-    producer.flush(1)
+    try:
+        producer.flush(1)
+    except KafkaException:
+        # A producer that failed fatally may raise that error again while it drains (when the
+        # error event is served in this call rather than in the application's): it is recorded.
+        if not _failed_fatally(s):
+            raise
     if s.poller is not None:
         s.poller.stop()
         s.poll_errors, s.poller = s.poller.errors, None
